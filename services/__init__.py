@@ -1,0 +1,1 @@
+"""The four cardroom services, one package each: profile, matchmaking, table, rating."""

@@ -1,0 +1,60 @@
+"""The table server: ``create_server`` for tests, ``main`` for the ``cardroom-table`` command."""
+
+from __future__ import annotations
+
+import os
+import socket
+
+from cardroom.table.v1 import table_pb2, table_pb2_grpc
+
+from shared import logs
+from shared.config import service_address, service_settings, ServiceSettings
+from shared.db import make_engine, upgrade
+from shared.server import GrpcApp, run_service
+
+from services.table.host import TableHost
+from services.table.results import RatingClient
+from services.table.servicer import ProtobufEncoder, TableServicer
+from services.table.store import TableStore
+
+SERVICE = table_pb2.DESCRIPTOR.services_by_name["TableService"].full_name
+
+
+def shard_id() -> str:
+    """The shard's stable name: the StatefulSet pod name on Kubernetes, else this host."""
+    return os.environ.get("CARDROOM_SHARD_ID") or socket.gethostname()
+
+
+async def create_server(settings: ServiceSettings, rating_address: str | None = None, shard: str | None = None) -> tuple[GrpcApp, TableHost]:
+    engine = make_engine(settings.database_url)
+    upgrade(engine, "table")
+    store = TableStore(engine)
+    app = GrpcApp(settings)
+    rating = RatingClient(rating_address, app.issuer) if rating_address else None
+    host = TableHost(store, ProtobufEncoder(), shard or shard_id(), rating.send if rating else None)
+    app.add(table_pb2_grpc.add_TableServiceServicer_to_server, TableServicer(host, app.issuer), SERVICE)
+
+    async def shutdown() -> None:
+        await host.drain()
+        if rating:
+            await rating.close()
+        store.close()
+
+    app.on_shutdown(shutdown)
+    await host.start()
+    return app, host
+
+
+async def serve() -> None:
+    settings = service_settings("table")
+    logs.configure("table")
+    app, _ = await create_server(settings, service_address("rating"))
+    await app.run()
+
+
+def main() -> None:
+    run_service(serve)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,74 @@
+"""Fixtures shared by the whole suite: databases (SQLite and a real PostgreSQL) and signing keys.
+
+PostgreSQL comes from testcontainers where a Docker engine runs, otherwise from ``DATABASE_URL``
+(CI points it at the machine's server). Each test run gets fresh databases of its own and drops
+them afterwards. Without either, PostgreSQL tests are skipped locally and fail under CI.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+
+import pytest
+from sqlalchemy import create_engine, text
+
+from shared.db import normalise_url
+
+TEST_SECRET = "cardroom-test-secret-0123456789abcdef"
+
+
+def _docker_available() -> bool:
+    try:
+        import docker
+
+        docker.from_env().ping()
+        return True
+    except Exception:  # noqa: BLE001 - any failure means no engine to use
+        return False
+
+
+@pytest.fixture(scope="session")
+def postgres_server_url() -> Iterator[str]:
+    """A URL of a PostgreSQL server we may create databases on."""
+    url = os.environ.get("DATABASE_URL", "")
+    if url.startswith("postgres"):
+        yield normalise_url(url)
+        return
+    if _docker_available():
+        from testcontainers.postgres import PostgresContainer
+
+        with PostgresContainer("postgres:16-alpine", driver="psycopg") as container:
+            yield normalise_url(container.get_connection_url())
+        return
+    if os.environ.get("CI"):
+        pytest.fail("CI must run the PostgreSQL tests: set DATABASE_URL or provide a Docker engine")
+    pytest.skip("no PostgreSQL: set DATABASE_URL or run a Docker engine")
+
+
+@pytest.fixture
+def postgres_url(postgres_server_url: str) -> Iterator[str]:
+    """A fresh, empty PostgreSQL database for one test, dropped afterwards."""
+    name = f"cardroom_test_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(postgres_server_url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(text(f'CREATE DATABASE "{name}"'))
+    base, _, _ = postgres_server_url.rpartition("/")
+    yield f"{base}/{name}"
+    with admin.connect() as connection:
+        connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    admin.dispose()
+
+
+@pytest.fixture
+def sqlite_url(tmp_path) -> str:  # type: ignore[no-untyped-def]
+    return f"sqlite:///{tmp_path / 'test.sqlite3'}"
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def database_url(request: pytest.FixtureRequest) -> str:
+    """Each test using this runs twice: on SQLite and on a real PostgreSQL."""
+    if request.param == "sqlite":
+        return request.getfixturevalue("sqlite_url")
+    return request.getfixturevalue("postgres_url")
