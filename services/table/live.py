@@ -183,14 +183,14 @@ class LiveTable:
         elif entry.kind == "action" and entry.seat is not None:
             seat = self.seats[entry.seat]
             if entry.origin == "clock":
-                seat.auto_moves += 1 if entry.payload.get("_first", True) else 0
+                seat.auto_moves += 1
             elif entry.origin == "player":
                 seat.auto_moves = 0
         if entry.client_action_id:
             self.client_actions[entry.client_action_id] = (_canonical(entry.payload), 0)
         logged = self._number(events, actor=actor, at=entry.at)
         if entry.client_action_id:
-            last = logged[-1].sequence if logged else self.sequence
+            last = self.last_visible(entry.seat, logged)
             self.client_actions[entry.client_action_id] = (_canonical(entry.payload), last)
         for item in logged:
             self._feed_robots(item)
@@ -207,6 +207,13 @@ class LiveTable:
     @property
     def sequence(self) -> int:
         return len(self.events)
+
+    def last_visible(self, seat: int | None, logged: list[LoggedEvent] | None = None) -> int:
+        """The sequence of the last event ``seat`` may receive (of ``logged``, else of the table); 0 if none."""
+        for item in reversed(self.events if logged is None else logged):
+            if item.event.audience.includes(seat):
+                return item.sequence
+        return 0 if logged is None else self.last_visible(seat)
 
     async def _commit(self, entry: TableInput) -> list[LoggedEvent]:
         """Run, store, then adopt and announce one input. Call with ``lock`` held."""
@@ -248,7 +255,7 @@ class LiveTable:
                 await self._commit(self._entry("seat", seat, {"robot": False}, "table"))
             logged = await self._commit(self._entry("action", seat, action, "player", client_action_id))
             self._schedule_robot()
-            return (logged[-1].sequence if logged else self.sequence), False
+            return self.client_actions[client_action_id][1], False
 
     async def leave(self, seat: int) -> None:
         async with self.lock:
@@ -328,21 +335,20 @@ class LiveTable:
             return
 
     async def _play_clock(self, seat: int | None) -> None:
+        """The turn clock ran out: play the game's automatic move; a third in a row hands the seat to a robot."""
         if seat is None:
             return
-        first = True
-        for action in self.game.clock_actions(self.state, seat):
+        actions = self.game.clock_actions(self.state, seat)
+        for index, action in enumerate(actions):
+            # Only the first action of a timeout counts as one automatic move (see ``_adopt``).
+            origin = "clock" if index == 0 else "clock_continued"
             try:
-                await self._commit(self._entry("action", seat, {**action}, "clock"))
-            except Rejection:
-                log.warning("clock action refused", extra={"table_id": self.table_id, "seat": seat})
+                await self._commit(self._entry("action", seat, action, origin))
+            except Rejection as rejection:
+                log.warning("clock action refused", extra={"table_id": self.table_id, "seat": seat, "reason": rejection.reason})
                 break
-            first = False
-        if first:
-            # Nothing automatic to play: hand the seat to a robot rather than stall the table.
-            self.seats[seat].auto_moves = AUTO_MOVES_BEFORE_ROBOT - 1
-        self.seats[seat].auto_moves = max(self.seats[seat].auto_moves, 1)
-        if self.seats[seat].auto_moves >= AUTO_MOVES_BEFORE_ROBOT and not self.seats[seat].played_by_robot:
+        state = self.seats[seat]
+        if (not actions or state.auto_moves >= AUTO_MOVES_BEFORE_ROBOT) and not state.played_by_robot:
             await self._commit(self._entry("seat", seat, {"robot": True}, "table"))
         self._schedule_robot()
 
@@ -440,7 +446,7 @@ class LiveTable:
         start from a fresh view (a new watch, or nothing to resume from)."""
         watcher = Watcher(seat)
         self.watchers.add(watcher)
-        if after_sequence <= 0 or after_sequence > self.sequence:
+        if after_sequence <= 0 or after_sequence > self.last_visible(seat):
             return watcher, None
         now = self.now()
         missed = [

@@ -80,7 +80,7 @@ def table_info(table: LiveTable) -> table_pb2.TableInfo:
 
 def snapshot(table: LiveTable, seat: int | None) -> table_pb2.Snapshot:
     message = table_pb2.Snapshot(
-        sequence=table.sequence,
+        sequence=table.last_visible(seat),
         table=table_info(table),
         seat=-1 if seat is None else seat,
         view=struct(table.seat_view(seat)),
