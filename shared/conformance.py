@@ -43,7 +43,7 @@ SET_CHECKS = ("winners",)
 STEP_KEYS = {"seat", "do", "reject", "at", "expect", "robot"}
 SCENARIO_KEYS = {"name", "game", "options", "seats", "seed", "deals", "steps", "first", "description"}
 SPECTATOR = "spectator"
-ROBOT_MOVES_PER_STEP = 500  # a bound so that a robot that never ends its turn fails, not hangs
+ROBOT_MOVES_PER_STEP = 5000  # a bound so that a robot that never ends its turn fails, not hangs
 
 
 class ScenarioFailure(Exception):
