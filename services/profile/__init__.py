@@ -1,0 +1,1 @@
+"""The profile service: accounts (guests and named), sign-in, refresh sessions, display names and preferences."""
