@@ -18,6 +18,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
+import sqlalchemy as sa
 from sqlalchemy import Engine, update
 from sqlmodel import Field, Session, SQLModel, select
 
@@ -34,7 +35,7 @@ class TableRecord(SQLModel, table=True):
     seats: str  # JSON list of {"player_id", "display_name", "robot"}
     kind: int
     match_id: str
-    seed: int
+    seed: int = Field(sa_type=sa.BigInteger)
     created_at: float
     finished: bool = False
     shard_id: str = ""
@@ -257,7 +258,3 @@ def _settle(batch: _Batch, error: Exception | None) -> None:
 
     batch.loop.call_soon_threadsafe(settle)
 
-
-def create_schema_for_tests(engine: Engine) -> None:
-    """Tests that do not exercise migrations may create the schema directly."""
-    SQLModel.metadata.create_all(engine)

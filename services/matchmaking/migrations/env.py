@@ -1,0 +1,5 @@
+from alembic import context
+
+from shared.db import run_migrations
+
+run_migrations(context)
