@@ -13,6 +13,7 @@ from shared.db import make_engine, upgrade
 from shared.server import GrpcApp, run_service
 
 from services.table.host import TableHost
+from services.table.live import TableClock
 from services.table.results import RatingClient
 from services.table.servicer import ProtobufEncoder, TableServicer
 from services.table.store import TableStore
@@ -25,13 +26,16 @@ def shard_id() -> str:
     return os.environ.get("CARDROOM_SHARD_ID") or socket.gethostname()
 
 
-async def create_server(settings: ServiceSettings, rating_address: str | None = None, shard: str | None = None) -> tuple[GrpcApp, TableHost]:
+async def create_server(
+    settings: ServiceSettings, rating_address: str | None = None, shard: str | None = None, clock_speed: float = 1.0
+) -> tuple[GrpcApp, TableHost]:
+    """The table server, not yet started. ``clock_speed`` > 1 speeds table time up (tests only)."""
     engine = make_engine(settings.database_url)
     upgrade(engine, "table")
     store = TableStore(engine)
     app = GrpcApp(settings)
     rating = RatingClient(rating_address, app.issuer) if rating_address else None
-    host = TableHost(store, ProtobufEncoder(), shard or shard_id(), rating.send if rating else None)
+    host = TableHost(store, ProtobufEncoder(), shard or shard_id(), rating.send if rating else None, TableClock(clock_speed))
     app.add(table_pb2_grpc.add_TableServiceServicer_to_server, TableServicer(host, app.issuer), SERVICE)
 
     async def shutdown() -> None:

@@ -23,7 +23,7 @@ from shared.games import registry
 from shared.games.base import Json, Rejection
 
 from services.table import metrics
-from services.table.live import Encoder, LiveTable, TableOptions
+from services.table.live import Encoder, LiveTable, TableClock, TableOptions
 from services.table.store import TableRecord, TableStore
 
 log = logging.getLogger(__name__)
@@ -36,7 +36,10 @@ ResultSender = Callable[[Mapping[str, Json]], Awaitable[None]]
 
 
 class TableHost:
-    def __init__(self, store: TableStore, encoder: Encoder, shard_id: str, send_result: ResultSender | None = None) -> None:
+    def __init__(
+        self, store: TableStore, encoder: Encoder, shard_id: str, send_result: ResultSender | None = None, clock: TableClock | None = None
+    ) -> None:
+        self.clock = clock or TableClock()
         self.store = store
         self.encoder = encoder
         self.shard_id = shard_id
@@ -109,11 +112,11 @@ class TableHost:
             kind=kind,
             match_id=match_id or table_id,
             seed=seed if seed is not None else secrets.randbits(62),
-            created_at=time.time(),
+            created_at=self.clock(),
             shard_id=self.shard_id,
             lease_until=time.time() + LEASE_SECONDS,
         )
-        table = LiveTable(record, self.store, self.encoder)
+        table = LiveTable(record, self.store, self.encoder, self.clock)
         await self.store.write([record])
         self._host(table)
         return table, True
@@ -139,7 +142,7 @@ class TableHost:
                 record = await asyncio.to_thread(self.store.table, table_id)
                 assert record is not None
             started = time.perf_counter()
-            table = await asyncio.to_thread(LiveTable.restore, record, self.store, self.encoder)
+            table = await asyncio.to_thread(LiveTable.restore, record, self.store, self.encoder, self.clock)
             metrics.REPLAYS.labels(record.game).inc()
             metrics.REPLAY_SECONDS.observe(time.perf_counter() - started)
             self._host(table)

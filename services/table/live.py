@@ -57,6 +57,18 @@ class TableOptions:
         return {"turn_seconds": self.turn_seconds, "reveal_window": self.reveal_window, "robot_delay": self.robot_delay}
 
 
+@dataclass(frozen=True)
+class TableClock:
+    """Wall-clock seconds as tables see them. ``speed`` above 1 makes table time run faster than
+    real time, so that tests can play Quatro's 30 s and 3 min clocks in seconds; production is 1."""
+
+    speed: float = 1.0
+    origin: float = field(default_factory=time.time)
+
+    def __call__(self) -> float:
+        return self.origin + (time.time() - self.origin) * self.speed
+
+
 @dataclass
 class SeatState:
     player_id: str
@@ -99,7 +111,7 @@ class Encoder:
 class LiveTable:
     """One table being played on this shard. All changes go through ``lock``."""
 
-    def __init__(self, record: TableRecord, store: TableStore, encoder: Encoder, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, record: TableRecord, store: TableStore, encoder: Encoder, clock: TableClock | None = None) -> None:
         self.record = record
         self.table_id = record.table_id
         self.game: Game[Any] = registry.game(record.game)
@@ -108,7 +120,7 @@ class LiveTable:
         self.seats = [SeatState(s["player_id"], s["display_name"], bool(s["robot"])) for s in json.loads(record.seats)]
         self.store = store
         self.encoder = encoder
-        self.clock = clock
+        self.clock = clock or TableClock()
         self.lock = asyncio.Lock()
         self.events: list[LoggedEvent] = []
         self.next_position = 0
@@ -135,7 +147,7 @@ class LiveTable:
     # -- rebuilding ----------------------------------------------------------------------------
 
     @classmethod
-    def restore(cls, record: TableRecord, store: TableStore, encoder: Encoder, clock: Callable[[], float] = time.time) -> LiveTable:
+    def restore(cls, record: TableRecord, store: TableStore, encoder: Encoder, clock: TableClock | None = None) -> LiveTable:
         """The table exactly as its log left it (after a crash, a restart or a takeover)."""
         table = cls(record, store, encoder, clock)
         for entry in store.inputs(record.table_id):
@@ -301,7 +313,7 @@ class LiveTable:
         while not self.finished:
             wakeup = self.next_wakeup()
             self.changed.clear()
-            timeout = None if wakeup is None else max(0.0, wakeup - self.now()) + CLOCK_SLACK
+            timeout = None if wakeup is None else max(0.0, wakeup - self.now()) / self.clock.speed + CLOCK_SLACK
             try:
                 await asyncio.wait_for(self.changed.wait(), timeout)
                 continue
@@ -352,40 +364,38 @@ class LiveTable:
             await self._commit(self._entry("seat", seat, {"robot": True}, "table"))
         self._schedule_robot()
 
-    def _schedule_robot(self) -> None:
-        if self.finished or not any(s.played_by_robot for s in self.seats):
-            self.robot_due = None
-            return
+    def _robots_that_may_act(self) -> list[int]:
+        """Robot seats with something to do now, the seat to move first (others may snap, or play
+        in real time)."""
         mover = self.game.to_move(self.state)
-        if mover is not None and not self.seats[mover].played_by_robot:
+        seats = [i for i, seat in enumerate(self.seats) if seat.played_by_robot]
+        seats.sort(key=lambda seat: seat != mover)
+        return [seat for seat in seats if self.game.legal_actions(self.state, seat)]
+
+    def _schedule_robot(self) -> None:
+        if self.finished or not self._robots_that_may_act():
             self.robot_due = None
             return
-        delay = self.options.robot_delay if mover is not None else max(self.options.robot_delay, REAL_TIME_ROBOT_PERIOD)
+        real_time = self.game.to_move(self.state) is None
+        delay = max(self.options.robot_delay, REAL_TIME_ROBOT_PERIOD) if real_time else self.options.robot_delay
         self.robot_due = self.now() + delay
         self.changed.set()
 
     async def _play_robots(self) -> bool:
-        """Let robot seats act; True if one did."""
-        mover = self.game.to_move(self.state)
-        seats = [mover] if mover is not None else [i for i, s in enumerate(self.seats) if s.played_by_robot]
+        """Let the first robot seat that wants to act do so; True if one did."""
         acted = False
-        for seat in seats:
-            if seat is None or not self.seats[seat].played_by_robot:
-                continue
+        for seat in self._robots_that_may_act():
             robot = self._ensure_robot(seat)
             legal = self.game.legal_actions(self.state, seat)
-            if not legal:
-                continue
             choice = robot.choose(self.game.view(self.state, seat), legal, self.now())
             if choice is None:
                 continue
             try:
                 await self._commit(self._entry("action", seat, choice, "robot"))
                 acted = True
+                break
             except Rejection as rejection:
                 log.warning("robot action refused", extra={"table_id": self.table_id, "seat": seat, "reason": rejection.reason})
-            if mover is not None:
-                break
         self._schedule_robot()
         return acted
 
