@@ -38,5 +38,13 @@ conformance: $(GENERATED)
 bench: $(GENERATED)
 	$(PY) -m tests.bench.run
 
+# Robot-only matches: rounds per match and how often a call succeeds (seed 000's figures).
+GAME ?= four_down
+MATCHES ?= 2000
+SEATS ?= 2
+OPTIONS ?= {}
+selfplay: $(VENV)/.installed
+	$(PY) -m tests.bench.selfplay --game $(GAME) --matches $(MATCHES) --seats $(SEATS) --options '$(OPTIONS)'
+
 clean:
 	rm -rf cardroom build *.egg-info
