@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 from shared.games import registry
+from tests.bench import journey
 from tests.bench.engines import actions_per_second
 from tests.support.processes import ROOT, free_port, wait_serving
 
@@ -109,6 +110,17 @@ def main() -> None:
         p99 = float(ours["p99_ms"]) / float(bare["p99_ms"]) if bare["p99_ms"] else float("nan")
         print(f"  {tables} tables: p50 x{p50:.2f}, p99 x{p99:.2f}, delivered {ours['delivered_share']:.2%} vs {bare['delivered_share']:.2%}"
               f"; failures: streams {ours['stream_failures'] or 'none'}, acts {ours['act_failures'] or 'none'}")
+    print("\nthe journey's services (each its own process; load from this one):")
+    with tempfile.TemporaryDirectory() as folder:
+        figures = journey.measure(Path(folder), SECRET, os.environ.get("DATABASE_URL") if os.environ.get("DATABASE_URL", "").startswith("postgres") else None)
+    mm = figures["matchmaking"]
+    print(f"  matchmaking: {mm['seated']:.0f} of {mm['players']:.0f} queued players seated in {mm['seconds']:.2f} s"
+          f" = {mm['seated_per_second']:,.0f} players/s (two-seat casual four_down; each table opened on the table server)")
+    for key, label in (("rating_sqlite", "SQLite"), ("rating_postgres", "PostgreSQL")):
+        if key in figures:
+            r = figures[key]
+            print(f"  rating ({label}): {r['results']:.0f} ranked results in {r['seconds']:.2f} s = {r['per_second']:,.0f} results/s"
+                  f" (p50 {r['p50_ms']:.1f} ms, p99 {r['p99_ms']:.1f} ms, {journey.CONCURRENCY} in flight)")
 
 
 if __name__ == "__main__":
