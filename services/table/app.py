@@ -12,6 +12,7 @@ from shared.config import service_address, service_settings, ServiceSettings
 from shared.db import make_engine, upgrade
 from shared.server import GrpcApp, run_service
 
+from services.table.directory import DirectoryClient
 from services.table.host import TableHost
 from services.table.live import TableClock
 from services.table.results import RatingClient
@@ -27,9 +28,16 @@ def shard_id() -> str:
 
 
 async def create_server(
-    settings: ServiceSettings, rating_address: str | None = None, shard: str | None = None, clock_speed: float = 1.0
+    settings: ServiceSettings,
+    rating_address: str | None = None,
+    shard: str | None = None,
+    clock_speed: float = 1.0,
+    matchmaking_address: str | None = None,
+    advertised_address: str = "",
 ) -> tuple[GrpcApp, TableHost]:
-    """The table server, not yet started. ``clock_speed`` > 1 speeds table time up (tests only)."""
+    """The table server, not yet started. ``clock_speed`` > 1 speeds table time up (tests only).
+    With ``matchmaking_address`` the shard keeps a lease in matchmaking's directory under
+    ``advertised_address`` (where clients reach it; set it after start when listening on port 0)."""
     engine = make_engine(settings.database_url)
     upgrade(engine, "table")
     store = TableStore(engine)
@@ -37,11 +45,15 @@ async def create_server(
     rating = RatingClient(rating_address, app.issuer) if rating_address else None
     host = TableHost(store, ProtobufEncoder(), shard or shard_id(), rating.send if rating else None, TableClock(clock_speed))
     app.add(table_pb2_grpc.add_TableServiceServicer_to_server, TableServicer(host, app.issuer), SERVICE)
+    if matchmaking_address:
+        host.directory = DirectoryClient(matchmaking_address, app.issuer, host.shard_id, advertised_address)
 
     async def shutdown() -> None:
         await host.drain()
         if rating:
             await rating.close()
+        if host.directory:
+            await host.directory.close()
         store.close()
 
     app.on_shutdown(shutdown)
@@ -52,7 +64,12 @@ async def create_server(
 async def serve() -> None:
     settings = service_settings("table")
     logs.configure("table")
-    app, _ = await create_server(settings, service_address("rating"))
+    advertised = os.environ.get("CARDROOM_TABLE_ADVERTISE_ADDRESS") or f"{socket.gethostname()}:{settings.port}"
+    if settings.host in ("127.0.0.1", "localhost"):
+        advertised = os.environ.get("CARDROOM_TABLE_ADVERTISE_ADDRESS") or settings.address
+    app, _ = await create_server(
+        settings, service_address("rating"), matchmaking_address=service_address("matchmaking"), advertised_address=advertised
+    )
     await app.run()
 
 

@@ -23,6 +23,7 @@ from shared.games import registry
 from shared.games.base import Json, Rejection
 
 from services.table import metrics
+from services.table.directory import DirectoryClient
 from services.table.live import Encoder, LiveTable, TableClock, TableOptions
 from services.table.store import TableRecord, TableStore
 
@@ -50,6 +51,7 @@ class TableHost:
         self._background: list[asyncio.Task[None]] = []
         self.draining = False
         self.outbox_wakeup = asyncio.Event()
+        self.directory: DirectoryClient | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------------
 
@@ -71,7 +73,13 @@ class TableHost:
         for table in self.tables.values():
             for watcher in list(table.watchers):
                 watcher.queue.put_nowait(None)
+        unfinished = [table_id for table_id, table in self.tables.items() if not table.finished]
         await asyncio.to_thread(self.store.release, list(self.tables), self.shard_id)
+        if self.directory is not None:
+            try:
+                await self.directory.release(unfinished)
+            except grpc.RpcError:
+                log.warning("could not hand tables back to the directory; their leases will run out")
         metrics.LIVE_TABLES.set(0)
 
     # -- opening and finding -------------------------------------------------------------------
@@ -164,12 +172,29 @@ class TableHost:
 
     async def _renew_loop(self) -> None:
         while True:
+            await self.renew()
             await asyncio.sleep(RENEW_EVERY)
-            live = [t for t, table in self.tables.items() if not table.finished]
+
+    async def renew(self) -> None:
+        """Renew this shard's table leases, and its lease in matchmaking's directory, adopting
+        the tables the directory hands over."""
+        live = [t for t, table in self.tables.items() if not table.finished]
+        try:
+            await asyncio.to_thread(self.store.renew, live, self.shard_id, LEASE_SECONDS)
+        except Exception:  # noqa: BLE001 - the next renewal tries again
+            log.exception("lease renewal failed")
+        if self.directory is None:
+            return
+        try:
+            adopt = await self.directory.renew(len(live), self.draining)
+        except grpc.RpcError as error:
+            log.warning("directory renewal failed", extra={"code": error.code().name if hasattr(error, "code") else ""})
+            return
+        for table_id in adopt:
             try:
-                await asyncio.to_thread(self.store.renew, live, self.shard_id, LEASE_SECONDS)
-            except Exception:  # noqa: BLE001 - the next renewal tries again
-                log.exception("lease renewal failed")
+                await self.get(table_id)
+            except ServiceError as error:
+                log.info("table not adopted yet", extra={"table_id": table_id, "reason": error.reason})
 
     async def _outbox_loop(self) -> None:
         while True:
