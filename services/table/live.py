@@ -434,7 +434,7 @@ class LiveTable:
                     "outcome": "loss" if state.abandoned else standing.outcome,
                     "total": standing.total,
                     "round_scores": [scores[seat] for scores in result.round_scores if seat < len(scores)],
-                    "robot": state.robot or state.standing_in,
+                    "robot": state.robot,
                     "abandoned": state.abandoned,
                 }
             )
