@@ -204,18 +204,14 @@ class TableStore:
             return bool(result.rowcount)
 
     def renew(self, table_ids: Iterable[str], shard_id: str, lease_seconds: float) -> None:
-        ids = list(table_ids)
-        if not ids:
-            return
-        with Session(self.engine) as session:
-            session.exec(  # type: ignore[call-overload]
-                update(TableRecord)
-                .where(TableRecord.table_id.in_(ids), TableRecord.shard_id == shard_id)  # type: ignore[attr-defined]
-                .values(lease_until=time.time() + lease_seconds)
-            )
-            session.commit()
+        """Extend this shard's leases on ``table_ids``."""
+        self._set_leases(table_ids, shard_id, time.time() + lease_seconds)
 
     def release(self, table_ids: Iterable[str], shard_id: str) -> None:
+        """End this shard's leases on ``table_ids`` now, so another shard may take them at once."""
+        self._set_leases(table_ids, shard_id, 0.0)
+
+    def _set_leases(self, table_ids: Iterable[str], shard_id: str, until: float) -> None:
         ids = list(table_ids)
         if not ids:
             return
@@ -223,7 +219,7 @@ class TableStore:
             session.exec(  # type: ignore[call-overload]
                 update(TableRecord)
                 .where(TableRecord.table_id.in_(ids), TableRecord.shard_id == shard_id)  # type: ignore[attr-defined]
-                .values(lease_until=0.0)
+                .values(lease_until=until)
             )
             session.commit()
 
