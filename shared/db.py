@@ -7,14 +7,15 @@ services may share one PostgreSQL database in small installations without steppi
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import event
+from sqlalchemy import event, text
 from sqlalchemy.engine import Engine, make_url
-from sqlmodel import create_engine
+from sqlmodel import Session, create_engine
 
 SQLITE_BUSY_MS = 10_000  # writers wait for each other rather than fail under load
 
@@ -39,6 +40,19 @@ def make_engine(url: str) -> Engine:
     return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
 
 
+@contextmanager
+def consistent_reads(engine: Engine) -> Iterator[Session]:
+    """A session whose reads all see one moment of the database (several SELECTs that must agree,
+    such as a player's points and the stats they were earned with)."""
+    with Session(engine) as session:
+        if engine.dialect.name == "postgresql":
+            session.connection(execution_options={"isolation_level": "REPEATABLE READ"})
+        elif engine.dialect.name == "sqlite":
+            # pysqlite opens transactions only before writes; without this each SELECT is its own snapshot.
+            session.connection().exec_driver_sql("BEGIN")
+        yield session
+
+
 def _tune_sqlite(connection: Any, _record: Any) -> None:
     cursor = connection.cursor()
     # WAL lets readers run beside the writer; NORMAL still survives a process crash (SIGKILL),
@@ -57,6 +71,9 @@ def upgrade(engine: Engine, service: str) -> None:
     config.set_main_option("script_location", str(root))
     config.attributes["version_table"] = f"alembic_version_{service}"
     with engine.begin() as connection:
+        if connection.dialect.name == "postgresql":
+            # Pods of one service starting together must not run the same migration twice at once.
+            connection.execute(text("SELECT pg_advisory_xact_lock(hashtext(:key))"), {"key": f"cardroom-migrations-{service}"})
         config.attributes["connection"] = connection
         command.upgrade(config, "head")
 

@@ -17,6 +17,7 @@ import grpc
 from cardroom.common.v1 import common_pb2
 
 from shared.errors import ServiceError
+from shared.table_options import TABLE_OPTION_SPECS, split_table_options
 from shared.games import registry
 from shared.games.base import BAD_OPTION, BAD_SEAT_COUNT, Json, Rejection
 
@@ -68,13 +69,12 @@ GAME_OPTIONS: dict[str, tuple[OptionInfo, ...]] = {
     "tower": (OptionInfo("rounds", "Rounds in the match: 10, or the short formats 1 and 3 (TO-2).", 10, (1, 3, 10)),),
 }
 
-# The table service's own options (services/table/live.py TableOptions): same defaults and ranges,
-# checked here too so that a bad value is refused before anyone waits in a queue for it.
-TABLE_OPTIONS: tuple[OptionInfo, ...] = (
-    OptionInfo("turn_seconds", "Seconds a seat has to act before the clock plays for it (0: no clock).", 45),
-    OptionInfo("reveal_window", "Seconds within which a missed private reveal is sent again after a reconnect.", 5),
+# The table service's own options (shared/table_options.py), checked here too so that a bad value
+# is refused before anyone waits in a queue for it.
+TABLE_OPTIONS: tuple[OptionInfo, ...] = tuple(
+    OptionInfo(spec.name, spec.description, int(spec.default) if float(spec.default).is_integer() else spec.default)
+    for spec in TABLE_OPTION_SPECS
 )
-TABLE_OPTION_RANGES: dict[str, tuple[float, float]] = {"turn_seconds": (0, 3600), "reveal_window": (0, 600)}
 
 
 @dataclass(frozen=True)
@@ -135,19 +135,13 @@ def check_table(game_id: str, options: Mapping[str, Json], seats: int) -> TableS
 
 def _table_options(given: dict[str, Json]) -> dict[str, Json]:
     """Removes the table options from ``given`` and returns them checked, defaults filled in."""
-    chosen: dict[str, Json] = {}
-    for option in TABLE_OPTIONS:
-        value = given.pop(option.name, option.default)
-        low, high = TABLE_OPTION_RANGES[option.name]
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
-            raise ServiceError(
-                grpc.StatusCode.INVALID_ARGUMENT,
-                BAD_OPTION.upper(),
-                f"{option.name} must be a number from {low:g} to {high:g}",
-                {"option": option.name},
-            )
-        chosen[option.name] = value
-    return chosen
+    given_table = {spec.name: given.pop(spec.name) for spec in TABLE_OPTION_SPECS if spec.name in given}
+    try:
+        checked, _ = split_table_options(given_table)
+    except Rejection as rejection:
+        option = next((spec.name for spec in TABLE_OPTION_SPECS if rejection.message.startswith(spec.name)), "")
+        raise ServiceError(grpc.StatusCode.INVALID_ARGUMENT, BAD_OPTION.upper(), rejection.message, {"option": option}) from None
+    return {name: int(value) if value.is_integer() else value for name, value in checked.items()}
 
 
 def game_infos() -> list[common_pb2.GameInfo]:

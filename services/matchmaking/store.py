@@ -250,9 +250,16 @@ class MatchmakingStore:
             return session.get(ShardRecord, shard_id)
 
     def renew_shard(self, shard: ShardRecord) -> None:
-        with self._session() as session:
-            session.merge(shard)
-            session.commit()
+        """Insert or update the shard's row; two first renewals racing both end as one row."""
+        for attempt in range(2):
+            with self._session() as session:
+                session.merge(shard)
+                try:
+                    session.commit()
+                    return
+                except IntegrityError:
+                    if attempt:
+                        raise
 
     def least_loaded_shard(self, now: float) -> ShardRecord | None:
         """The live, non-draining shard hosting the fewest live tables."""

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from sqlalchemy import BigInteger, Column, Engine, Index, Text, and_, func, or_
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
+from shared.db import consistent_reads
 from sqlmodel import Field, Session, SQLModel, col, select
 
 # Column widths: a match id is at most 64 characters (the API's limit); game ids are short names
@@ -265,7 +266,7 @@ class RatingStore:
             return list(session.exec(query.limit(limit)).all())
 
     def progress(self, player_id: str) -> tuple[ProgressRecord | None, list[BadgeRecord], list[StatsRecord]]:
-        with Session(self.engine) as session:
+        with consistent_reads(self.engine) as session:
             progress = session.get(ProgressRecord, player_id)
             badges = session.exec(
                 select(BadgeRecord).where(BadgeRecord.player_id == player_id).order_by(col(BadgeRecord.earned_at_us))

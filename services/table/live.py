@@ -21,6 +21,7 @@ from typing import Any, Callable, Mapping
 from shared.games import registry
 from shared.games.base import Event, Game, Json, MatchResult, Rejection, Setup, public
 from shared.robots.base import Robot
+from shared.table_options import split_table_options
 
 from services.table.store import OutboxRecord, TableInput, TableRecord, TableStore
 
@@ -36,22 +37,15 @@ CLOCK_SLACK = 0.002  # wake a little after a deadline so that "due at or before 
 class TableOptions:
     """Options of the table service itself, beside the game's own."""
 
-    turn_seconds: float = 45.0  # issue 2: default turn clock
-    reveal_window: float = 5.0  # rules/README.md "Visibility": default reveal window
-    robot_delay: float = 1.0  # robots "think" a moment: humans can follow, and a returning player can act
+    turn_seconds: float = 45.0  # defaults and reasons: shared/table_options.py
+    reveal_window: float = 5.0
+    robot_delay: float = 1.0
 
     @classmethod
     def split(cls, options: Mapping[str, Json]) -> tuple[TableOptions, dict[str, Json]]:
         """Separate table options from game options, checking the table's."""
-        game_options = dict(options)
-        values: dict[str, float] = {}
-        for name, low, high in (("turn_seconds", 0, 3600), ("reveal_window", 0, 600), ("robot_delay", 0, 60)):
-            if name in game_options:
-                raw = game_options.pop(name)
-                if isinstance(raw, bool) or not isinstance(raw, (int, float)) or not low <= raw <= high:
-                    raise Rejection("bad_option", f"{name} must be a number from {low} to {high}")
-                values[name] = float(raw)
-        return cls(**values), game_options
+        table_options, game_options = split_table_options(options)
+        return cls(**table_options), game_options
 
     def to_json(self) -> dict[str, float]:
         return {"turn_seconds": self.turn_seconds, "reveal_window": self.reveal_window, "robot_delay": self.robot_delay}
@@ -129,6 +123,7 @@ class LiveTable:
         self.robots: dict[int, Robot] = {}
         self.last_progress = 0.0
         self.robot_due: float | None = None
+        self.first_watched: dict[int, float] = {}  # table time of each seat's first Watch (this process)
         self.changed = asyncio.Event()
         self.finished = record.finished
         self.on_finished: Callable[[LiveTable], None] | None = None
@@ -335,6 +330,10 @@ class LiveTable:
             deadline = self.game.next_deadline(self.state)
             if deadline is not None and deadline <= now:
                 await self._commit(TableInput(self.next_position, "tick", None, {}, max(deadline, self.last_progress), "clock"))
+                if self.robot_due is None:
+                    # A timer may have opened play (Quatro's round start); frequent ticks such as
+                    # cooldowns must not keep pushing an already scheduled robot back.
+                    self._schedule_robot()
                 continue
             turn = self._turn_deadline()
             if turn is not None and turn <= now:
@@ -372,12 +371,16 @@ class LiveTable:
         seats.sort(key=lambda seat: seat != mover)
         return [seat for seat in seats if self.game.legal_actions(self.state, seat)]
 
-    def _schedule_robot(self) -> None:
+    def _schedule_robot(self, declined: bool = False) -> None:
+        """Arm the robots. A robot that just declined (nothing it wants now, e.g. no sure snap) is
+        asked again only after ``REAL_TIME_ROBOT_PERIOD``, so that waiting robots never spin."""
         if self.finished or not self._robots_that_may_act():
             self.robot_due = None
             return
         real_time = self.game.to_move(self.state) is None
-        delay = max(self.options.robot_delay, REAL_TIME_ROBOT_PERIOD) if real_time else self.options.robot_delay
+        delay = self.options.robot_delay
+        if real_time or declined:
+            delay = max(delay, REAL_TIME_ROBOT_PERIOD)
         self.robot_due = self.now() + delay
         self.changed.set()
 
@@ -396,7 +399,7 @@ class LiveTable:
                 break
             except Rejection as rejection:
                 log.warning("robot action refused", extra={"table_id": self.table_id, "seat": seat, "reason": rejection.reason})
-        self._schedule_robot()
+        self._schedule_robot(declined=not acted)
         return acted
 
     def _ensure_robot(self, seat: int) -> Robot:
@@ -451,21 +454,35 @@ class LiveTable:
 
     # -- watching ----------------------------------------------------------------------------------
 
-    def watch(self, seat: int | None, after_sequence: int) -> tuple[Watcher, list[LoggedEvent] | None]:
-        """Register a watcher. Returns it with the events to resend, or ``None`` when the stream must
-        start from a fresh view (a new watch, or nothing to resume from)."""
+    def watch(self, seat: int | None, after_sequence: int) -> tuple[Watcher, list[LoggedEvent], bool]:
+        """Register a watcher. Returns it, the events to send first, and whether a fresh view must
+        follow them (a new watch, or nothing to resume from).
+
+        A resume gets every event it missed. A new watch gets the seat's private reveals still inside
+        the reveal window, before its view (a view never holds a reveal). The window of a reveal made
+        before the seat ever watched starts when it first watches: phones connect after the deal,
+        and a first look nobody could see was not shown (rules/README.md "Visibility")."""
+        now = self.now()
+        if seat is not None:
+            self.first_watched.setdefault(seat, now)
         watcher = Watcher(seat)
         self.watchers.add(watcher)
-        if after_sequence <= 0 or after_sequence > self.last_visible(seat):
-            return watcher, None
-        now = self.now()
-        missed = [
+        fresh = after_sequence <= 0 or after_sequence > self.last_visible(seat)
+        start = 0 if fresh else after_sequence
+        resend = [
             item
-            for item in self.events[after_sequence:]
+            for item in self.events[start:]
             if item.event.audience.includes(seat)
-            and not (item.event.reveal and not item.event.audience.public and now - item.at > self.options.reveal_window)
+            and (not fresh or item.event.reveal)
+            and not (item.event.reveal and self._reveal_expired(item, seat, now))
         ]
-        return watcher, missed
+        return watcher, resend, fresh
+
+    def _reveal_expired(self, item: LoggedEvent, seat: int | None, now: float) -> bool:
+        if item.event.audience.public or seat is None:
+            return False
+        shown_from = max(item.at, self.first_watched.get(seat, item.at))
+        return now - shown_from > self.options.reveal_window
 
     def unwatch(self, watcher: Watcher) -> None:
         self.watchers.discard(watcher)

@@ -147,16 +147,15 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
         table = await self._table(request.table_id)
         seat = self._seat(request.table_id, request.seat_token, table) if request.seat_token else None
         async with table.lock:
-            watcher, missed = table.watch(seat, request.after_sequence)
-            first = table_pb2.WatchResponse(snapshot=snapshot(table, seat)) if missed is None else None
-            resend = [table.encode(item, seat) for item in missed or []]
+            watcher, resend, fresh = table.watch(seat, request.after_sequence)
+            first = [table.encode(item, seat) for item in resend]
+            if fresh:
+                first.append(table_pb2.WatchResponse(snapshot=snapshot(table, seat)).SerializeToString())
         metrics.OPEN_STREAMS.inc()
         if seat is not None:
             await self._connected(table, seat, +1)
         try:
-            if first is not None:
-                yield first
-            for wire in resend:
+            for wire in first:
                 yield wire
             while True:
                 item = await watcher.queue.get()

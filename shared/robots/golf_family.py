@@ -42,6 +42,7 @@ SWAP_GAIN = 3  # hand a card over by a swap only if it is this much worse than w
 CALL_MAX_UNKNOWN = 0  # call only when every card of one's own row is known
 CALL_MARGIN = 3  # and one's total is this much under every opponent's estimate
 CALL_CEILING = 12  # and never with more than this, whatever the estimates say
+UNSURE_CLAIMS = frozenset({"snap"})  # claims a robot makes only when sure (never as a fallback)
 
 
 class GolfFamilyRobot:
@@ -168,7 +169,9 @@ class GolfFamilyRobot:
             action = decide(view, by_type, unknown)
             if action is not None and action in legal:
                 return action
-        return legal[0]
+        # Nothing chosen: play the seat's first ordinary action, never a blind claim. Out of turn
+        # the only actions are snaps, so an unsure robot waits (CA-7: snapping is optional).
+        return next((action for action in legal if action["type"] not in UNSURE_CLAIMS), None)
 
     def _forget_emptied(self, view: SeatView) -> None:
         for seat, slot in list(self.memory):

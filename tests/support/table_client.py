@@ -39,6 +39,7 @@ class SeatClient:
         self.last_sequence = 0
         self._task: asyncio.Task[None] | None = None
         self.stream_error: grpc.RpcError | None = None
+        self.order_error: AssertionError | None = None
         self.updated = asyncio.Event()
 
     def watch(self, after_sequence: int = 0) -> None:
@@ -60,6 +61,9 @@ class SeatClient:
                 self.updated.set()
         except grpc.RpcError as error:
             self.stream_error = error
+        except AssertionError as error:
+            self.order_error = error
+            self.updated.set()
         except asyncio.CancelledError:
             call.cancel()
             raise
@@ -68,10 +72,14 @@ class SeatClient:
         if self._task:
             self._task.cancel()
             await asyncio.gather(self._task, return_exceptions=True)
+        if self.order_error:
+            raise self.order_error
 
     async def wait_for(self, sequence: int, timeout: float = 10.0) -> None:
         async def reached() -> None:
             while self.last_sequence < sequence:
+                if self.order_error:
+                    raise self.order_error
                 self.updated.clear()
                 await self.updated.wait()
 

@@ -49,7 +49,7 @@ async def test_list_games_shows_every_game_with_seats_ranked_seats_teams_and_opt
     assert {o.name for o in games["cabo"].options} >= {"looks_reversed", "jack_looks", "wrong_snap_cards", "finish_line", "rounds"}
     assert [json.loads(v) for v in {o.name: o for o in games["tower"].options}["rounds"].allowed_json] == [1, 3, 10]
     table_options = {o.name: o.default_json for o in games["four_down"].options}
-    assert table_options == {"turn_seconds": "45", "reveal_window": "5"}
+    assert table_options == {"turn_seconds": "45", "reveal_window": "5", "robot_delay": "1"}
 
 
 # --- ranked ---

@@ -51,14 +51,15 @@ async def test_a_dead_shards_table_is_adopted_and_located_where_it_was(tmp_path:
     request.options.update({"turn_seconds": 0})
     calls = {player: stub.JoinQueue(request, metadata=player_metadata(player)) for player in ("ann", "bob")}
     seats = {player: await seated(call, timeout=10) for player, call in calls.items()}
-    first = seats["ann"]
+    mover = next(player for player, seat in seats.items() if seat.seat == 0)  # FD-2: seat 0 starts
+    first = seats[mover]
     hosting = next(key for key, (app, host) in shards.items() if first.table_address == host.directory.advertised_address)
     survivor = "b" if hosting == "a" else "a"
 
     channel = grpc.aio.insecure_channel(first.table_address)
-    ann = SeatClient(channel, first.table_id, "ann", first.seat_token)
-    await ann.act({"type": "draw", "from": "stock"})
-    before = await ann.snapshot()
+    player = SeatClient(channel, first.table_id, mover, first.seat_token)
+    await player.act({"type": "draw", "from": "stock"})
+    before = await player.snapshot()
 
     # The hosting shard dies: no drain, no hand-back, its renewals simply stop.
     dead_app, dead_host = shards[hosting]
@@ -68,10 +69,10 @@ async def test_a_dead_shards_table_is_adopted_and_located_where_it_was(tmp_path:
     await asyncio.sleep(SHORT_LEASE * 1.5)
     await shards[survivor][1].renew()
 
-    located = await stub.LocateTable(matchmaking_pb2.LocateTableRequest(table_id=first.table_id), metadata=player_metadata("ann"))
+    located = await stub.LocateTable(matchmaking_pb2.LocateTableRequest(table_id=first.table_id), metadata=player_metadata(mover))
     assert located.seated.table_address == shards[survivor][1].directory.advertised_address
     new_channel = grpc.aio.insecure_channel(located.seated.table_address)
-    returning = SeatClient(new_channel, first.table_id, "ann", located.seated.seat_token)
+    returning = SeatClient(new_channel, first.table_id, mover, located.seated.seat_token)
     after = await returning.snapshot()
     assert comparable(after) == comparable(before), "the adopted table is exactly where it was"
     await returning.act({"type": "discard"})

@@ -213,33 +213,47 @@ async def test_a_dropped_stream_resumes_from_its_last_sequence(table_server: grp
     assert all(e.sequence > seen_before for e in resumed.events())
 
 
-async def test_private_reveals_are_resent_only_inside_the_reveal_window(table_server: grpc.aio.Channel) -> None:
+async def test_a_seat_that_first_watches_after_the_deal_is_shown_its_first_look_once(table_server: grpc.aio.Channel) -> None:
     created = await create_table(table_server, "four_down", ["alice", "bob"], {**NO_CLOCK, "reveal_window": 0})
     table_id = created.table.table_id
+    await asyncio.sleep(0.05)  # the phone connects after the deal, as it always does
     alice = SeatClient(table_server, table_id, "alice", created.seat_tokens[0].token)
-    await asyncio.sleep(0.05)
-    alice.watch(after_sequence=1)
-    await alice.act({"type": "draw", "from": "stock"})
-    latest = await alice.snapshot()
-    await alice.wait_for(latest.sequence)
+    alice.watch()
+    await alice.wait_for((await alice.snapshot()).sequence)
     await alice.stop()
-    assert "first_look" not in [e.kind for e in alice.events()], "the opening look is past its window (rules/README.md)"
-    wide = await create_table(table_server, "four_down", ["alice", "bob"], {**NO_CLOCK, "reveal_window": 600})
-    again = SeatClient(table_server, wide.table.table_id, "alice", wide.seat_tokens[0].token)
-    again.watch(after_sequence=1)
-    await again.act({"type": "draw", "from": "stock"})
-    await again.wait_for((await again.snapshot()).sequence)
+    kinds = [m.event.kind if m.HasField("event") else "snapshot" for m in alice.messages]
+    assert kinds[:2] == ["first_look", "snapshot"], "FD-1: the reveal nobody could see yet comes first, then the view"
+    seen = alice.last_sequence
+    await asyncio.sleep(0.05)
+    again = SeatClient(table_server, table_id, "alice", created.seat_tokens[0].token)
+    again.watch()
+    await again.wait_for(seen)
     await again.stop()
-    assert "first_look" in [e.kind for e in again.events()]
+    assert "first_look" not in [e.kind for e in again.events()], "shown once: past its window, it is not shown again"
+
+
+async def test_private_reveals_are_resent_to_a_resuming_stream_only_inside_the_reveal_window(table_server: grpc.aio.Channel) -> None:
+    for window, resent in ((0, False), (600, True)):
+        created = await create_table(table_server, "four_down", ["alice", "bob"], {**NO_CLOCK, "reveal_window": window})
+        alice = SeatClient(table_server, created.table.table_id, "alice", created.seat_tokens[0].token)
+        alice.watch()
+        await alice.wait_for(1)
+        await alice.stop()
+        await asyncio.sleep(0.05)
+        resumed = SeatClient(table_server, created.table.table_id, "alice", created.seat_tokens[0].token)
+        resumed.watch(after_sequence=1)
+        await resumed.act({"type": "draw", "from": "stock"})
+        await resumed.wait_for((await resumed.snapshot()).sequence)
+        await resumed.stop()
+        assert ("first_look" in [e.kind for e in resumed.events()]) is resent, f"reveal_window {window}"
 
 
 async def test_the_first_message_is_the_seats_own_view(table_server: grpc.aio.Channel) -> None:
     table_id, alice, bob = await open_two_seat_table(table_server)
     alice.watch()
-    await alice.wait_for(1)
+    await alice.wait_for((await alice.snapshot()).sequence)
     await alice.stop()
-    first = alice.messages[0]
-    assert first.HasField("snapshot")
+    first = next(m for m in alice.messages if m.HasField("snapshot"))
     assert first.snapshot.seat == 0
     assert first.snapshot.table.table_id == table_id
     view = MessageToDict(first.snapshot.view)
