@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sys
 import time
 
@@ -38,4 +39,4 @@ def configure(service: str, level: str | None = None) -> None:
     handler.setFormatter(JsonFormatter(service))
     root = logging.getLogger()
     root.handlers[:] = [handler]
-    root.setLevel((level or "INFO").upper())
+    root.setLevel((level or os.environ.get("CARDROOM_LOG_LEVEL") or "INFO").upper())

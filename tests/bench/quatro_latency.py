@@ -173,7 +173,7 @@ def start_server(port: int, data: Path) -> subprocess.Popen[bytes]:
         "CARDROOM_TABLE_DATABASE_URL": f"sqlite:///{data / 'quatro-latency.sqlite3'}",
         "CARDROOM_RATING_ADDRESS": "127.0.0.1:9",
         "CARDROOM_SHARD_ID": f"quatro-latency-{port}",
-        "LOG_LEVEL": "WARNING",
+        "CARDROOM_LOG_LEVEL": "WARNING",
     }
     with open(data / "server.log", "wb") as log:
         command = [sys.executable, "-m", "services.table.app"]

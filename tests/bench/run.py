@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from shared.games import registry
-from tests.bench import journey
+from tests.bench import journey, quatro_latency
 from tests.bench.engines import actions_per_second
 from tests.support.processes import ROOT, free_port, wait_serving
 
@@ -42,7 +42,7 @@ def start_server(kind: str, port: int, data: Path) -> subprocess.Popen[bytes]:
                 "CARDROOM_TABLE_DATABASE_URL": f"sqlite:///{data / f'bench-{port}.sqlite3'}",
                 "CARDROOM_RATING_ADDRESS": "127.0.0.1:9",
                 "CARDROOM_SHARD_ID": f"bench-{port}",
-                "LOG_LEVEL": "WARNING",
+                "CARDROOM_LOG_LEVEL": "WARNING",
             }
         )
         command = [sys.executable, "-m", "services.table.app"]
@@ -110,6 +110,10 @@ def main() -> None:
         p99 = float(ours["p99_ms"]) / float(bare["p99_ms"]) if bare["p99_ms"] else float("nan")
         print(f"  {tables} tables: p50 x{p50:.2f}, p99 x{p99:.2f}, delivered {ours['delivered_share']:.2%} vs {bare['delivered_share']:.2%}"
               f"; failures: streams {ours['stream_failures'] or 'none'}, acts {ours['act_failures'] or 'none'}")
+    quatro = quatro_latency.measure(tables=100, seconds=DURATION)
+    print(f"\nquatro, 100 four-robot tables on one table process ({quatro['streams']} streams, {quatro['exchanges']} exchanges"
+          f" in {DURATION:.0f} s): exchange accepted -> seen by all four phones p50 {quatro['p50_ms']} ms,"
+          f" p99 {quatro['p99_ms']} ms, max {quatro['max_ms']} ms")
     print("\nthe journey's services (each its own process; load from this one):")
     with tempfile.TemporaryDirectory() as folder:
         figures = journey.measure(Path(folder), SECRET, os.environ.get("DATABASE_URL") if os.environ.get("DATABASE_URL", "").startswith("postgres") else None)
