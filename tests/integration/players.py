@@ -224,8 +224,10 @@ async def assert_match_seen_to_the_end(table: Table, shares_private: Callable[[i
 
 
 def _first_sequence(client: SeatClient) -> int:
-    first = client.messages[0]
-    return first.snapshot.sequence if first.HasField("snapshot") else first.event.sequence - 1
+    """Where the stream's picture of the table starts: its Snapshot (reveals may come before it), or
+    for a resumed stream the event before its first."""
+    snapshot = next((m.snapshot for m in client.messages if m.HasField("snapshot")), None)
+    return snapshot.sequence if snapshot is not None else client.messages[0].event.sequence - 1
 
 
 # --- turn-based games: golf family and Tower ---------------------------------------------------------------

@@ -49,10 +49,15 @@ async def test_two_casual_players_are_seated_at_one_real_table_and_watch_it(data
             watcher = SeatClient(table_channel, seat.table_id, player, seat.seat_token)
             watcher.watch()
             watchers.append(watcher)
-        await asyncio.wait_for(asyncio.gather(*(w.updated.wait() for w in watchers)), 10)
+        async def snapshot_arrived(watcher: SeatClient) -> None:
+            while not any(m.HasField("snapshot") for m in watcher.messages):
+                watcher.updated.clear()
+                await watcher.updated.wait()
+
+        await asyncio.wait_for(asyncio.gather(*(snapshot_arrived(w) for w in watchers)), 10)
         for watcher, (player, seat) in zip(watchers, seats.items()):
             assert watcher.stream_error is None, watcher.stream_error
-            snapshot = watcher.messages[0].snapshot
+            snapshot = next(m.snapshot for m in watcher.messages if m.HasField("snapshot"))
             assert snapshot.seat == seat.seat and snapshot.table.kind == common_pb2.MATCH_KIND_CASUAL
             assert snapshot.table.match_id == seat.match_id
             assert [s.player_id for s in snapshot.table.seats][seat.seat] == player
