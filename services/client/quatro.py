@@ -147,7 +147,7 @@ class QuatroScreen:
             )
         if kind == "round_ended":
             call = event.get("call") or {}
-            if not call:
+            if not call or call.get("kind") == "blank":  # QU-10: no call within the round's time
                 return f"Round {event.get('round')} over: no call, nobody scores"
             verdict = "right" if call.get("correct") else "wrong"
             return f"Round {event.get('round')} over: {who(call.get('seat'), seat, names)} called ¡{str(call.get('kind')).capitalize()}! ({verdict}); totals {event.get('totals')}"

@@ -4,15 +4,21 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import AsyncIterator, Callable
+from typing import Any, AsyncIterator, Callable
+
+from cardroom.table.v1 import table_pb2
+from google.protobuf.json_format import MessageToDict
 
 from argon2 import PasswordHasher
 from argon2.profiles import CHEAPEST
 
 from services.client.cli import Endpoints
+from services.client.connection import TableConnection
 from services.client.play import Menu
+from services.client.wire import event_dict
 from services.matchmaking.app import create_server as create_matchmaking
 from services.profile.app import create_server as create_profile
 from services.rating.app import create_server as create_rating
@@ -27,11 +33,14 @@ def database(tmp_path: Path, service: str) -> str:
 
 
 @asynccontextmanager
-async def backend(tmp_path: Path) -> AsyncIterator[Endpoints]:
-    """Rating, table, profile and matchmaking servers, each on its own SQLite file; the client's endpoints."""
+async def backend(tmp_path: Path, clock_speed: float = 1.0) -> AsyncIterator[Endpoints]:
+    """Rating, table, profile and matchmaking servers, each on its own SQLite file; the client's endpoints.
+    ``clock_speed`` > 1 runs the table's time faster than real time (Quatro's clocks in seconds)."""
     rating = await create_rating(settings_for("rating", database(tmp_path, "rating")))
     rating_address = f"127.0.0.1:{await rating.start('127.0.0.1:0')}"
-    table, _ = await create_table(settings_for("table", database(tmp_path, "table")), rating_address, shard="client-test")
+    table, _ = await create_table(
+        settings_for("table", database(tmp_path, "table")), rating_address, shard="client-test", clock_speed=clock_speed
+    )
     table_address = f"127.0.0.1:{await table.start('127.0.0.1:0')}"
     profile = await create_profile(
         settings_for("profile", database(tmp_path, "profile")), rating_address, password_hasher=PasswordHasher.from_parameters(CHEAPEST)
@@ -79,3 +88,55 @@ class ScriptedLines:
 def first_choice(menu: Menu) -> str | None:
     """Always the first legal action."""
     return "1" if menu.entries else None
+
+
+CARD = re.compile(r"(?<![0-9A-Z])(?:10|[2-9AJQK])[SHDC](?![a-z])")  # a suited card as the games write it
+
+
+def cards_in(value: Any) -> set[str]:
+    """The suited cards named anywhere in ``value`` (Cabo's numbered cards cannot be told from numbers)."""
+    return set(CARD.findall(str(value)))
+
+
+class Sight:
+    """Everything one seat's connection received, in the order it arrived: the suited cards named
+    in its Snapshots and stream events, and its events as dicts. A client that prints a card not in
+    here at that moment printed a card its seat was never shown."""
+
+    def __init__(self) -> None:
+        self.seat: int | None = None
+        self.cards: set[str] = set()
+        self.events: list[dict[str, Any]] = []
+
+    def take_snapshot(self, snapshot: table_pb2.Snapshot) -> None:
+        self.cards |= cards_in(MessageToDict(snapshot))
+
+    def take_message(self, message: table_pb2.WatchResponse) -> None:
+        if message.HasField("snapshot"):
+            self.take_snapshot(message.snapshot)
+            return
+        event = event_dict(message.event)
+        self.events.append(event)
+        self.cards |= cards_in(event)
+
+
+def watched(sight: Sight) -> Callable[..., TableConnection]:
+    """A ``TableConnection`` factory whose connections record what they receive into ``sight``
+    (patch it over ``services.client.cli.TableConnection``)."""
+
+    class WatchedConnection(TableConnection):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            sight.seat = self.seat
+
+        async def updates(self) -> AsyncIterator[table_pb2.WatchResponse]:
+            async for message in super().updates():
+                sight.take_message(message)
+                yield message
+
+        async def view(self) -> table_pb2.Snapshot:
+            snapshot = await super().view()
+            sight.take_snapshot(snapshot)
+            return snapshot
+
+    return WatchedConnection
