@@ -66,13 +66,25 @@ def play_match(game_id: str, seats: int, options: dict[str, Any], seed: int) -> 
         mover = game.to_move(state)
         if mover is None:
             raise SystemExit(f"{game_id} is real time: self-play here covers turn-based games")
-        legal = game.legal_actions(state, mover)
-        action = robots[mover].choose(game.view(state, mover), legal, now)
-        state, events = game.apply(state, mover, action, now)
-        stats["actions"] += 1
-        if action.get("type") in ("play", "pick_up", "flip", "draw", "call"):
-            stats["turns"] += 1
-        deliver(events)
+        # As at a real table, robots out of turn may act between two moves (snaps in Cambio and
+        # Cabo), then the seat to move plays.
+        for seat in [s for s in range(seats) if s != mover]:
+            legal = game.legal_actions(state, seat)
+            action = robots[seat].choose(game.view(state, seat), legal, now) if legal else None
+            if action is not None:
+                state, events = game.apply(state, seat, action, now)
+                stats["actions"] += 1
+                stats["out_of_turn"] += 1
+                deliver(events)
+                break
+        else:
+            legal = game.legal_actions(state, mover)
+            action = robots[mover].choose(game.view(state, mover), legal, now)
+            state, events = game.apply(state, mover, action, now)
+            stats["actions"] += 1
+            if action.get("type") in ("play", "pick_up", "flip", "draw", "call"):
+                stats["turns"] += 1
+            deliver(events)
         now += 1.0
     else:
         raise SystemExit(f"{game_id} match with seed {seed} did not end in {ACTION_LIMIT} actions")
@@ -108,6 +120,8 @@ def main() -> None:
         print(f"  calls per round         {totals['calls'] / rounds:.2f}")
         print(f"  caller lowest (or tied) {totals['calls_lowest'] / totals['calls']:.1%}")
         print(f"  caller strictly lowest  {totals['calls_strictly_lowest'] / totals['calls']:.1%}")
+    if totals["out_of_turn"]:
+        print(f"  out-of-turn actions     {totals['out_of_turn'] / args.matches:.2f} per match (snaps)")
     if args.game == "tower":
         print(f"  turns per round         {totals['turns'] / rounds:.1f}")
         print(f"  pick-ups per round      {totals['pick_ups'] / rounds:.2f}")
