@@ -1,5 +1,8 @@
 """The `tower` robot: whole matches with legal actions only, from its view and events alone, and play
-that follows the rules file's spirit (TO-5 setup, TO-6 fours, TO-7 Tower 4s kept, TO-10 flips)."""
+that follows the rules file's spirit (TO-5 setup, TO-6 fours, TO-7 Tower 4s kept, TO-10 flips).
+
+Robot-only rounds must always end (TO-15): uncleared low cards can otherwise pass between seats for
+ever. The long check is by hand: ``python -m tests.bench.selfplay --game tower --matches 1000``."""
 
 from __future__ import annotations
 
@@ -11,12 +14,15 @@ import pytest
 from shared.games import registry
 from shared.games.base import Event, Setup
 from shared.games.tower import TOWER, TowerState
-from shared.robots.tower import TowerRobot
+from shared.robots.tower import SETTLE_TURNS_PER_SEAT, TowerRobot
+from tests.bench.selfplay import play_match as selfplay_match
 
 VARIATIONS = ["hot_fives", "skip_sixes", "high_sevens", "reverse_eights"]
 ALL_COMBINATIONS = [[v for i, v in enumerate(VARIATIONS) if mask >> i & 1] for mask in range(16)]
 MOVE_LIMIT = 20000  # far above any match seen; a robot that never finishes fails instead of hanging
 STRENGTH_GAMES = 30  # enough two-seat rounds for the robot's edge over random play to show
+ENDING_MATCHES = 200  # one-round robot matches per seat count: seconds, and they once looped 1 in ~150
+LOOPING_SEEDS = (137, 820)  # selfplay seeds whose 2-seat, 10-round matches once never ended
 
 
 def play_match(
@@ -63,8 +69,23 @@ def test_robots_play_one_round_matches_to_the_end(seats: int) -> None:
     assert result is not None and result.rounds == 1 and len(result.standings) == seats
 
 
+@pytest.mark.parametrize("seats", [2, 3, 4, 5, 6])
+def test_to15_robot_only_rounds_always_end(seats: int) -> None:
+    """TO-15: some seat goes out in every round, whatever the deal (MOVE_LIMIT actions at most)."""
+    for seed in range(ENDING_MATCHES):
+        state, moves = play_match(seats, 1, seed=1000 * seats + seed)
+        assert TOWER.result(state) is not None and moves < MOVE_LIMIT
+
+
+@pytest.mark.parametrize("seed", LOOPING_SEEDS)
+def test_to16_selfplay_matches_that_once_looped_now_end(seed: int) -> None:
+    """TO-16: the bench's 2-seat, 10-round matches for these seeds reach the match end."""
+    played = selfplay_match("tower", 2, {}, seed)
+    assert played["stats"]["rounds"] == 10
+
+
 @pytest.mark.parametrize("variations", ALL_COMBINATIONS, ids=lambda v: "+".join(v) or "none")
-@pytest.mark.parametrize("seats", [2, 4, 6])
+@pytest.mark.parametrize("seats", [2, 3, 4, 5, 6])
 def test_robots_play_three_round_matches_under_every_variation_combination(seats: int, variations: list[str]) -> None:
     state, _ = play_match(seats, 3, seed=seats * 31 + len(variations), forced_variations=variations)
     result = TOWER.result(state)
@@ -143,3 +164,53 @@ def test_robot_starts_an_arena_with_a_high_card() -> None:
     state = position([{"down": ["2C", "3C", "5C", "6C"], "up": ["KS", "2H", "3H", "6H"], "hand": ["QH", "2S", "3S"]},
                       {"down": ["8C", "9C", "10C", "JC"], "up": ["QS", "2D", "3D", "6D"], "hand": ["AD"]}])
     assert robot_choice(state, 0) == {"type": "play", "hand": [], "up": [0]}
+
+
+def test_to6_robot_follows_with_the_highest_rank_and_keeps_low_blockers() -> None:
+    state = position([{"down": ["2C", "3C", "5C", "6C"], "up": ["KS", "2H", "3H", "6H"], "hand": ["9S", "JH"]},
+                      {"down": ["8C", "9C", "10C", "JC"], "up": ["QS", "2D", "JD", "6D"],
+                       "hand": ["8D", "3C", "3D", "3S"]}])
+    state = TOWER.apply(state, 0, {"type": "play", "hand": ["9S"]}, 0.0)[0]
+    assert robot_choice(state, 1) == {"type": "play", "hand": ["8D"], "up": []}
+
+
+def test_robot_tries_another_play_when_a_position_comes_back() -> None:
+    state = position([{"down": ["2C", "3C", "5C", "6C"], "up": ["KS", "2H", "3H", "6H"], "hand": ["9S", "JH"]},
+                      {"down": ["8C", "9C", "10C", "JC"], "up": ["QS", "2D", "JD", "6D"], "hand": ["AD"]}])
+    robot = TowerRobot(game_id="tower", seat=0, seats=2, options={"rounds": 1}, seed=1)
+    view, legal = TOWER.view(state, 0), TOWER.legal_actions(state, 0)
+    first, again = robot.choose(view, legal, 0.0), robot.choose(view, legal, 0.0)
+    assert first in legal and again in legal and first != again
+
+
+def settling_robot(seat: int) -> TowerRobot:
+    """A robot that has seen a round run past the settling point (public turn events)."""
+    robot = TowerRobot(game_id="tower", seat=seat, seats=2, options={"rounds": 1}, seed=1)
+    for turn in range(SETTLE_TURNS_PER_SEAT * 2):
+        robot.observe({"kind": "turn", "seat": turn % 2})
+    return robot
+
+
+def long_round_position() -> TowerState:
+    """Seat 0 (6 cards left) led a King; seat 1 (11 cards) could play on it."""
+    state = position([{"down": ["2C", "3C", "5C", "6C"], "up": [None] * 4, "hand": ["KH", "QH"]},
+                      {"down": ["8C", "9C", "10C", "JC"], "up": ["QS", "2D", "3D", "6D"],
+                       "hand": ["AD", "9S", "JS"]}])
+    return TOWER.apply(state, 0, {"type": "play", "hand": ["KH"]}, 0.0)[0]
+
+
+def test_to8_in_a_long_round_the_robot_picks_up_so_the_seat_nearest_out_leads_again() -> None:
+    state = long_round_position()
+    assert robot_choice(state, 1)["type"] == "play"  # a normal round: it never picks up needlessly
+    robot = settling_robot(1)
+    assert robot.choose(TOWER.view(state, 1), TOWER.legal_actions(state, 1), 0.0) == {"type": "pick_up"}
+
+
+def test_to15_the_seat_nearest_out_keeps_playing_in_a_long_round() -> None:
+    state = position([{"down": ["2C", "3C", "5C", "6C"], "up": [None] * 4, "hand": ["KH", "8H"]},
+                      {"down": ["8C", "9C", "10C", "JC"], "up": ["QS", "2D", "3D", "6D"],
+                       "hand": ["AD", "9S", "JS"]}], first=1)
+    state = TOWER.apply(state, 1, {"type": "play", "hand": ["9S"]}, 0.0)[0]
+    robot = settling_robot(0)
+    assert robot.choose(TOWER.view(state, 0), TOWER.legal_actions(state, 0), 0.0) == {
+        "type": "play", "hand": ["8H"], "up": []}
