@@ -14,21 +14,11 @@ from cardroom.table.v1 import table_pb2
 from google.protobuf.json_format import MessageToDict
 
 from services.table.actions import to_engine, to_wire
+from shared.structs import whole_numbers as plain
 
 Json = Any
 
 __all__ = ["plain", "event_dict", "view_dict", "action_dict", "to_wire"]
-
-
-def plain(value: Json) -> Json:
-    """``value`` with every whole float made an int, recursively."""
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, dict):
-        return {key: plain(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [plain(item) for item in value]
-    return value
 
 
 def event_dict(event: table_pb2.TableEvent) -> dict[str, Json]:

@@ -17,6 +17,7 @@ import grpc
 from cardroom.common.v1 import common_pb2
 
 from shared.errors import ServiceError
+from shared.structs import whole_numbers
 from shared.table_options import TABLE_OPTION_SPECS, split_table_options
 from shared.games import registry
 from shared.games.base import BAD_OPTION, BAD_SEAT_COUNT, Json, Rejection
@@ -99,17 +100,6 @@ class TableSpec:
         return self.game in RATED_GAMES and self.seats in RATED_SEATS
 
 
-def integral(value: Json) -> Json:
-    """Struct carries every number as a double; options such as ``holes`` are whole numbers."""
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, dict):
-        return {key: integral(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [integral(item) for item in value]
-    return value
-
-
 def engine(game_id: str) -> Any:
     """The game's engine, or UNKNOWN_GAME."""
     if not game_id:
@@ -127,7 +117,7 @@ def check_table(game_id: str, options: Mapping[str, Json], seats: int) -> TableS
     game = engine(game_id)
     if not game.min_seats <= seats <= game.max_seats:
         raise Rejection(BAD_SEAT_COUNT, f"{game_id} seats {game.min_seats} to {game.max_seats} players")
-    given = integral(dict(options))
+    given = whole_numbers(dict(options))
     table_options = _table_options(given)
     game_options = game.check_options(given, seats)
     return TableSpec(game_id, seats, {**game_options, **table_options})

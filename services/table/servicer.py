@@ -8,10 +8,11 @@ from typing import AsyncIterator
 import grpc
 from cardroom.common.v1 import common_pb2
 from cardroom.table.v1 import table_pb2, table_pb2_grpc
-from google.protobuf import struct_pb2, timestamp_pb2
+from google.protobuf import timestamp_pb2
 from google.protobuf.json_format import MessageToDict
 
 from shared.auth import TokenError, TokenIssuer
+from shared.structs import to_struct, whole_numbers
 from shared.errors import ServiceError, invalid
 from shared.games.base import Json, Rejection
 from shared.server import caller, require_service
@@ -30,12 +31,6 @@ def timestamp(seconds: float) -> timestamp_pb2.Timestamp:
     return stamp
 
 
-def struct(value: dict[str, Json]) -> struct_pb2.Struct:
-    message = struct_pb2.Struct()
-    message.update(value)
-    return message
-
-
 class ProtobufEncoder(Encoder):
     """Each event is serialized once per audience and the same bytes go to every stream."""
 
@@ -45,7 +40,7 @@ class ProtobufEncoder(Encoder):
             event=table_pb2.TableEvent(
                 sequence=logged.sequence,
                 kind=logged.event.kind,
-                data=struct(data),
+                data=to_struct(data),
                 at=timestamp(table.wall(logged.at)),
                 private=private,
                 actor=logged.actor,
@@ -59,7 +54,7 @@ def table_info(table: LiveTable) -> table_pb2.TableInfo:
     return table_pb2.TableInfo(
         table_id=table.table_id,
         game=record.game,
-        options=struct({**table.game_options, **table.options.to_json()}),
+        options=to_struct({**table.game_options, **table.options.to_json()}),
         seats=[
             table_pb2.SeatInfo(
                 seat=i,
@@ -83,7 +78,7 @@ def snapshot(table: LiveTable, seat: int | None) -> table_pb2.Snapshot:
         sequence=table.last_visible(seat),
         table=table_info(table),
         seat=-1 if seat is None else seat,
-        view=struct(table.seat_view(seat)),
+        view=to_struct(table.seat_view(seat)),
         legal_actions=[to_wire(action) for action in table.legal_actions(seat)],
         server_time=timestamp(time.time()),
     )
@@ -129,7 +124,7 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
         table, _ = await self.host.create(
             request.table_id,
             request.game,
-            _integral(options),
+            whole_numbers(options),
             seats,
             request.kind or common_pb2.MATCH_KIND_CASUAL,
             request.match_id,
@@ -214,14 +209,3 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
         caller()
         table = await self._table(request.table_id)
         return table_pb2.GetTableResponse(table=table_info(table))
-
-
-def _integral(value: Json) -> Json:
-    """Struct carries every number as a double; options such as ``holes`` are whole numbers."""
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, dict):
-        return {key: _integral(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_integral(item) for item in value]
-    return value

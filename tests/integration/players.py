@@ -22,6 +22,7 @@ import grpc
 from cardroom.table.v1 import table_pb2
 from google.protobuf.json_format import MessageToDict
 
+from shared.structs import whole_numbers as plain
 from services.table.actions import to_engine
 from services.table.app import create_server
 from shared.errors import error_info
@@ -105,17 +106,6 @@ async def seated(
 
 
 # --- reading what a seat was sent -------------------------------------------------------------------
-
-
-def plain(value: Any) -> Any:
-    """A Struct's JSON with whole numbers as ints (Struct carries every number as a double)."""
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, dict):
-        return {key: plain(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [plain(item) for item in value]
-    return value
 
 
 def view_of(snapshot: table_pb2.Snapshot) -> View:
