@@ -78,7 +78,8 @@ async def test_the_table_server_exposes_prometheus_metrics_and_stops_cleanly_on_
         alice.watch()
         await alice.wait_for(1)
         await alice.act({"type": "draw", "from": "stock"})
-        await alice.act({"type": "discard"})
+        answer = await alice.act({"type": "discard"})
+        await alice.wait_for(answer.sequence)  # delivered, so the delivery histogram has counted it
         families = scrape(metrics_port)
         await alice.stop()
     handling = families["cardroom_grpc_server_handling_seconds"]

@@ -85,6 +85,21 @@ class SeatClient:
 
         await asyncio.wait_for(reached(), timeout)
 
+    async def wait_for_snapshot(self, timeout: float = 10.0) -> table_pb2.Snapshot:
+        """The stream's Snapshot, once it has arrived (a seat's reveals may come before it)."""
+
+        async def arrived() -> table_pb2.Snapshot:
+            while True:
+                if self.order_error:
+                    raise self.order_error
+                for message in self.messages:
+                    if message.HasField("snapshot"):
+                        return message.snapshot
+                self.updated.clear()
+                await self.updated.wait()
+
+        return await asyncio.wait_for(arrived(), timeout)
+
     async def act(self, action: dict[str, Any] | table_pb2.Action, client_action_id: str | None = None) -> table_pb2.ActResponse:
         wire = action if isinstance(action, table_pb2.Action) else to_wire(action)
         return await self.stub.Act(

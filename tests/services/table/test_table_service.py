@@ -219,7 +219,7 @@ async def test_a_seat_that_first_watches_after_the_deal_is_shown_its_first_look_
     await asyncio.sleep(0.05)  # the phone connects after the deal, as it always does
     alice = SeatClient(table_server, table_id, "alice", created.seat_tokens[0].token)
     alice.watch()
-    await alice.wait_for((await alice.snapshot()).sequence)
+    await alice.wait_for_snapshot()
     await alice.stop()
     kinds = [m.event.kind if m.HasField("event") else "snapshot" for m in alice.messages]
     assert kinds[:2] == ["first_look", "snapshot"], "FD-1: the reveal nobody could see yet comes first, then the view"
@@ -251,7 +251,7 @@ async def test_private_reveals_are_resent_to_a_resuming_stream_only_inside_the_r
 async def test_the_first_message_is_the_seats_own_view(table_server: grpc.aio.Channel) -> None:
     table_id, alice, bob = await open_two_seat_table(table_server)
     alice.watch()
-    await alice.wait_for((await alice.snapshot()).sequence)
+    await alice.wait_for_snapshot()
     await alice.stop()
     first = next(m for m in alice.messages if m.HasField("snapshot"))
     assert first.snapshot.seat == 0
