@@ -130,7 +130,9 @@ async def test_two_guests_play_a_ranked_match_a_spectator_sees_only_public_event
     async def recorded() -> profile_pb2.Profile:
         while True:
             profile = (await profile_stub.GetProfile(profile_pb2.GetProfileRequest(), metadata=bearer(alice_token))).profile
-            if any(stats.game == "four_down" and stats.played == 1 for stats in profile.progress.stats):
+            # Progress and rating come from two calls to rating: wait until both show the match.
+            played = any(stats.game == "four_down" and stats.played == 1 for stats in profile.progress.stats)
+            if played and profile.rating.rated_matches == 1:
                 return profile
             await asyncio.sleep(0.1)
 

@@ -78,7 +78,9 @@ async def test_two_ranked_players_are_matched_play_and_both_move_on_the_ladder(p
     async def rated(name: str) -> profile_pb2.Profile:
         while True:
             profile = (await profiles.GetProfile(profile_pb2.GetProfileRequest(), metadata=bearer(tokens[name]))).profile
-            if profile.rating.rated_matches == 1:
+            # The profile reads progress and rating from rating with two calls: wait until both show it.
+            recorded = any(stats.game == "four_down" and stats.played == 1 for stats in profile.progress.stats)
+            if profile.rating.rated_matches == 1 and recorded:
                 return profile
             await asyncio.sleep(0.1)
 
