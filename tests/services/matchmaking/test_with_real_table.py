@@ -14,15 +14,8 @@ from services.matchmaking.app import create_server as create_matchmaking
 from tests.services.matchmaking.matchmaking_harness import seated
 from tests.support.servers import player_metadata, settings_for
 
-try:
-    from shared.games import registry
-
-    registry.game("four_down")
-except Exception:  # noqa: BLE001 - the engine is still being written: skip rather than fail
-    pytest.skip("the four_down engine is not installed", allow_module_level=True)
-
-from services.table.app import create_server as create_table_server  # noqa: E402
-from tests.support.table_client import SeatClient  # noqa: E402
+from services.table.app import create_server as create_table_server
+from tests.support.table_client import SeatClient
 
 
 
