@@ -58,7 +58,7 @@ def main() -> int:
     if not ok:
         _stop(children)
         return 1
-    print("Logs: %s/*.log. Try: cardroom play four_down. Ctrl-C stops everything." % data_dir())
+    print("Logs: %s/*.log. Try, in another terminal: .venv/bin/cardroom play four_down. Ctrl-C stops everything." % data_dir())
     stopping = {"flag": False}
 
     def stop(_signum: int, _frame: object) -> None:
