@@ -12,10 +12,18 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
+from grpc.experimental.aio import init_grpc_aio
 from hypothesis import settings as hypothesis_settings
 from sqlalchemy import create_engine, text
 
 from shared.db import normalise_url
+
+# Each test runs on an event loop of its own. Left alone, grpc.aio shuts its poller thread down
+# whenever the last channel or server of a test is collected and starts a new one for the next;
+# that shutdown joins the poller thread from the event loop's thread and can hang for ever
+# (grpc/grpc#22365, #40989; it hung one CI run). Holding one reference for the whole session keeps
+# a single poller thread, which grpc binds to each test's loop in turn.
+init_grpc_aio()
 
 TEST_SECRET = "cardroom-test-secret-0123456789abcdef"
 

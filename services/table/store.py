@@ -18,10 +18,12 @@ import time
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
+import grpc
 import sqlalchemy as sa
 from sqlalchemy import Engine, update
 from sqlmodel import Field, Session, SQLModel, select
 
+from shared.errors import ServiceError
 from shared.games.base import Json
 
 
@@ -121,6 +123,7 @@ class TableStore:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self._queue: queue.Queue[Any] = queue.Queue()
+        self._closed = False
         self._writer = threading.Thread(target=self._write_loop, name="table-store-writer", daemon=True)
         self._writer.start()
 
@@ -128,6 +131,8 @@ class TableStore:
 
     async def write(self, rows: Sequence[SQLModel]) -> None:
         """Commit ``rows`` (in one transaction with whatever else is waiting); returns once durable."""
+        if self._closed:
+            raise ServiceError(grpc.StatusCode.UNAVAILABLE, "DRAINING", "this table server is shutting down")
         batch = _Batch(rows, asyncio.get_running_loop())
         self._queue.put(batch)
         await batch.future
@@ -167,6 +172,7 @@ class TableStore:
             _settle(batch, None)
 
     def close(self) -> None:
+        self._closed = True
         self._queue.put(_STOP)
         self._writer.join(timeout=10)
 
