@@ -27,6 +27,7 @@ from cardroom.common.v1 import common_pb2
 from cardroom.matchmaking.v1 import matchmaking_pb2
 
 from shared.auth import TokenIssuer
+from shared.completion import to_completion
 from shared.errors import ServiceError, invalid, not_found
 from shared.games.base import Json
 
@@ -174,10 +175,14 @@ class PrivateTables:
             if lobby.started:
                 raise _started()
             if await self._change(lobby, started=True):
-                return await self._open_table(await self._reload(lobby), player_id)
+                # Once marked started the table must open (or the mark be undone), even if the
+                # host's call is cancelled meanwhile: else the lobby stays started with no table.
+                return await to_completion(self._open_table(lobby, player_id))
         raise _busy()
 
     async def _open_table(self, lobby: LobbyRecord, host_id: str) -> matchmaking_pb2.Seated:
+        """Open the table of a lobby just marked started, or undo the mark."""
+        lobby = await self._reload(lobby)
         seats = [player or None for player in lobby.players()]
         try:
             opened = await self.seater.open_table(

@@ -16,8 +16,9 @@ import json
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable, Mapping, TypeVar
+from typing import Any, Callable, Mapping
 
+from shared.completion import to_completion
 from shared.games import registry
 from shared.games.base import Event, Game, Json, MatchResult, Rejection, Setup, public
 from shared.robots.base import Robot
@@ -31,8 +32,6 @@ AUTO_MOVES_BEFORE_ROBOT = 3  # issue: "after three automatic moves in a row a ro
 WATCH_QUEUE_LIMIT = 4096  # events buffered for one slow phone before its stream is closed to resume
 REAL_TIME_ROBOT_PERIOD = 0.5  # seconds between robot decisions in real-time games (Quatro)
 CLOCK_SLACK = 0.002  # wake a little after a deadline so that "due at or before now" holds
-
-T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -249,7 +248,7 @@ class LiveTable:
     async def act(self, seat: int, action: Mapping[str, Json], client_action_id: str) -> tuple[int, bool]:
         """Play a seat's action. Returns (last sequence, whether it was a retry). Raises ``Rejection``
         or ``ActionIdReused``."""
-        return await _to_completion(self._act(seat, action, client_action_id))
+        return await to_completion(self._act(seat, action, client_action_id))
 
     async def _act(self, seat: int, action: Mapping[str, Json], client_action_id: str) -> tuple[int, bool]:
         canonical = _canonical(action)
@@ -270,7 +269,7 @@ class LiveTable:
             return self.client_actions[client_action_id][1], False
 
     async def leave(self, seat: int) -> None:
-        await _to_completion(self._leave(seat))
+        await to_completion(self._leave(seat))
 
     async def _leave(self, seat: int) -> None:
         async with self.lock:
@@ -281,7 +280,7 @@ class LiveTable:
 
     async def connection_changed(self, seat: int, connected: bool) -> None:
         """A seat's first stream opened or its last one closed (Quatro's QU-13 cares)."""
-        await _to_completion(self._connection_changed(seat, connected))
+        await to_completion(self._connection_changed(seat, connected))
 
     async def _connection_changed(self, seat: int, connected: bool) -> None:
         async with self.lock:
@@ -538,19 +537,3 @@ class ActionIdReused(Exception):
 def _canonical(action: Mapping[str, Json]) -> str:
     return json.dumps(action, sort_keys=True, separators=(",", ":"))
 
-
-async def _to_completion(work: Awaitable[T]) -> T:
-    """Run ``work`` to its end even if the caller is cancelled.
-
-    gRPC cancels a handler when its client hangs up or its deadline passes, which a phone on a bad
-    network does at any moment. Cancelled between storing an input and adopting it, a table would
-    hold an input in its log that its memory never ran, and refuse every later one. So a change,
-    once begun, finishes; only the caller stops waiting for it."""
-    task = asyncio.ensure_future(work)
-    task.add_done_callback(_retrieve_outcome)
-    return await asyncio.shield(task)
-
-
-def _retrieve_outcome(task: asyncio.Future[Any]) -> None:
-    if not task.cancelled():
-        task.exception()  # a refusal nobody waits for any more is not an unhandled error

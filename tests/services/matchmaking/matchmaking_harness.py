@@ -34,8 +34,11 @@ class FakeTables(table_pb2_grpc.TableServiceServicer):
         self.created: list[table_pb2.CreateTableRequest] = []
         self.status: dict[str, int] = {}
         self.failures = 0  # CreateTable calls still to refuse with UNAVAILABLE
+        self.open = asyncio.Event()  # CreateTable answers only while this is set (a slow table service)
+        self.open.set()
 
     async def CreateTable(self, request: table_pb2.CreateTableRequest, context: grpc.aio.ServicerContext) -> table_pb2.CreateTableResponse:
+        await self.open.wait()
         if self.failures:
             self.failures -= 1
             await context.abort(grpc.StatusCode.UNAVAILABLE, "the fake table service is down")

@@ -131,6 +131,25 @@ async def test_a_failed_start_leaves_the_lobby_open_to_start_again(database_url:
         assert (await start(room, "host", lobby.code)).seat == 0
 
 
+async def test_a_host_who_gives_up_on_a_slow_start_still_gets_a_table_everyone_is_seated_at(database_url: str) -> None:
+    async with matchmaking(database_url) as room:
+        lobby = await create(room, "host", seats=2)
+        await join(room, "guest", lobby.code)
+        guest_watch = watch(room, "guest", lobby.code)
+        await next_message(guest_watch)
+        room.tables.open.clear()
+        request = matchmaking_pb2.StartPrivateTableRequest(code=lobby.code)
+        gave_up = room.stub.StartPrivateTable(request, metadata=player_metadata("host"), timeout=0.3)
+        assert (await refusal(gave_up))[0] == grpc.StatusCode.DEADLINE_EXCEEDED
+        room.tables.open.set()
+
+        guest_seat = (await rest(guest_watch))[-1].seated
+        host_seat = (await rest(watch(room, "host", lobby.code)))[-1].seated
+        [created] = room.tables.created
+        assert guest_seat.table_id == host_seat.table_id == created.table_id, "the start went through, once"
+        assert (host_seat.seat, guest_seat.seat) == (0, 1)
+
+
 async def test_lobbies_survive_a_restart(database_url: str) -> None:
     async with matchmaking(database_url) as room:
         lobby = await create(room, "host", seats=2, turn_seconds=30)
