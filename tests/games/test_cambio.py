@@ -144,6 +144,7 @@ def test_ca9_give_is_the_snappers_next_action() -> None:
     state, _ = play(discarded_3d(start()), (0, snap(1, 1)))
     assert CAMBIO.legal_actions(state, 0) == [{"type": "give", "slot": s} for s in range(4)]
     assert rejected(state, 0, snap(0, 0)) == ILLEGAL
+    assert rejected(state, 0, {"type": "move_finish_line", "to": 150}) == ILLEGAL  # the host too
     state, _ = play(state, (0, {"type": "give", "slot": 0}))
     assert truth(state)["hands"] == {"0": [None, "KD", "9C", "2S"], "1": ["QS", "5H", "7D", "KS"]}
 

@@ -459,6 +459,8 @@ class GolfFamilyEngine:
             raise Rejection(ILLEGAL, "this table has no finish line to move")
         if seat != state.options.get(HOST, 0):
             raise Rejection(ILLEGAL, "only the host may move the finish line")
+        if state.give_owed_by(seat) is not None:
+            raise Rejection(ILLEGAL, "give a card to fill the hole first")  # CA-9: the give comes first
         to = action.to_value()
         if to < max(state.totals) or to < 1:
             raise Rejection(ILLEGAL, "the finish line may not go below the highest total")
