@@ -234,3 +234,13 @@ def test_ca18_result_standings() -> None:
 def test_snap_is_not_your_turn_free_but_turn_actions_are() -> None:
     state = discarded_3d(start())
     assert rejected(state, 0, DRAW_STOCK) == NOT_YOUR_TURN
+
+
+def test_ca4_queen_swap_is_stale_once_the_looked_at_card_was_snapped_even_if_a_give_refilled_its_slot() -> None:
+    rows = [["5H", "KD", "9C", "2S"], ["QS", "3H", "7D", "KS"], ["AC", "6D", "3C", "4H"]]
+    state, _ = play(start(deal(rows, stock=["QH", "2D"]), seats=3), (0, DRAW_STOCK), (0, {"type": "power", "targets": [[1, 0]]}))
+    state, _ = play(state, (2, snap(1, 0)), (2, {"type": "give", "slot": 0}))
+    assert truth(state)["hands"]["1"] == ["AC", "3H", "7D", "KS"]
+    assert rejected(state, 0, {"type": "swap", "targets": [[1, 0], [2, 1]]}) == STALE
+    legal = CAMBIO.legal_actions(state, 0)
+    assert {"type": "pass"} in legal and not [action for action in legal if action["type"] == "swap"]

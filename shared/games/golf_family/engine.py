@@ -294,7 +294,7 @@ class GolfFamilyEngine:
         if action.targets.count(choice.looked) != 1 or len(action.targets) != 2:
             raise Rejection(BAD_TARGET, "swap the card you looked at with one other card")
         other = next(target for target in action.targets if target != choice.looked)
-        if state.card_at(choice.looked) is None:
+        if choice.gone or state.card_at(choice.looked) is None:
             raise Rejection(STALE, "the card you looked at has gone")  # CA-11: snapped meanwhile
         self._filled_target(state, other)
         if choice.power == LOOK_THEN_SWAP_ANY_SEAT and other[0] == choice.looked[0]:
@@ -375,6 +375,8 @@ class GolfFamilyEngine:
             state, _ = self._penalty_cards(state, seat, count, events)
             return state, events
         state = state.with_slot(target, None).onto_pile(claimed)  # CA-9: the window stays open
+        if state.choice is not None and state.choice.looked == target:  # CA-4: "that card" is gone for good
+            state = replace(state, choice=replace(state.choice, gone=True))
         events = [public("snapped", seat=seat, target=list(target), card=claimed)]  # CA-17
         if owner != seat and state.filled_slots(seat):
             return self._owe_give(state, seat, target, events)

@@ -98,7 +98,7 @@ def _powers(rules: FamilyRules, state: FamilyState, seat: int, card: str) -> lis
 
 def _choice_actions(state: FamilyState, seat: int, choice: PendingChoice) -> list[Action]:
     actions: list[Action] = [{"type": "pass"}]
-    if state.card_at(choice.looked) is None:
+    if choice.gone or state.card_at(choice.looked) is None:
         return actions
     looked_seat = choice.looked[0]
     for target in _targets(state):

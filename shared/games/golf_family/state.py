@@ -35,6 +35,7 @@ class PendingChoice:
     seat: int
     looked: Target
     power: str
+    gone: bool = False  # the looked-at card was snapped away (a give may refill the slot with another)
 
 
 @dataclass(frozen=True)
