@@ -140,6 +140,15 @@ def test_ca8_no_own_snap_onto_own_discard() -> None:
     assert snap(0, 1) not in CAMBIO.legal_actions(state, 0) and snap(1, 1) in CAMBIO.legal_actions(state, 0)
 
 
+def test_ca8_once_another_seats_snapped_card_covers_yours_you_may_snap_your_own_onto_it() -> None:
+    rows = [["5H", "3S", "9C", "QC"], ROWS[1]]
+    state, _ = play(discarded_3d(start(deal(rows=rows))), (1, snap(1, 1)))
+    assert truth(state)["discard_top"] == "3H"
+    assert snap(0, 1) in CAMBIO.legal_actions(state, 0)
+    state, _ = play(state, (0, snap(0, 1)))
+    assert truth(state)["hands"]["0"] == ["5H", None, "9C", "QC"] and truth(state)["discard_top"] == "3S"
+
+
 def test_ca9_give_is_the_snappers_next_action() -> None:
     state, _ = play(discarded_3d(start()), (0, snap(1, 1)))
     assert CAMBIO.legal_actions(state, 0) == [{"type": "give", "slot": s} for s in range(4)]

@@ -375,6 +375,9 @@ class GolfFamilyEngine:
             state, _ = self._penalty_cards(state, seat, count, events)
             return state, events
         state = state.with_slot(target, None).onto_pile(claimed)  # CA-9: the window stays open
+        # CA-8 bars snapping your own card onto the card you put on the pile in your turn; a snapped
+        # card now covers it, and a snapped card bars nobody.
+        state = replace(state, window_opener=None)
         if state.choice is not None and state.choice.looked == target:  # CA-4: "that card" is gone for good
             state = replace(state, choice=replace(state.choice, gone=True))
         events = [public("snapped", seat=seat, target=list(target), card=claimed)]  # CA-17
