@@ -43,6 +43,11 @@ CALL_MAX_UNKNOWN = 0  # call only when every card of one's own row is known
 CALL_MARGIN = 3  # and one's total is this much under every opponent's estimate
 CALL_CEILING = 12  # and never with more than this, whatever the estimates say
 UNSURE_CLAIMS = frozenset({"snap"})  # claims a robot makes only when sure (never as a fallback)
+# GO-6, CA-15: where an empty stock is rebuilt from the discards, nothing but a call ends a round, and
+# at five or six seats some opponent's estimate is nearly always too low for the margin above: the
+# round went on for ever. Once the stock has been rebuilt this often in a round, the robot calls at
+# its first chance, whatever it holds.
+CALL_AFTER_RESHUFFLES = 1
 
 
 class GolfFamilyRobot:
@@ -56,6 +61,7 @@ class GolfFamilyRobot:
         self.random = generator(seed, seat, "robot", game_id)
         self.memory: dict[Slot, str] = {}
         self.offered: str | None = None  # the discard card a seat just took (public), until it lands
+        self.reshuffles = 0  # stock rebuilds seen this round (CALL_AFTER_RESHUFFLES)
 
     # --- memory -------------------------------------------------------------------------------
 
@@ -68,6 +74,10 @@ class GolfFamilyRobot:
     def _on_round_started(self, event: Mapping[str, Json]) -> None:
         self.memory = {}
         self.offered = None
+        self.reshuffles = 0
+
+    def _on_stock_reshuffled(self, event: Mapping[str, Json]) -> None:
+        self.reshuffles += 1
 
     def _on_first_look(self, event: Mapping[str, Json]) -> None:
         for shown in event["cards"]:
@@ -236,6 +246,8 @@ class GolfFamilyRobot:
         return {"type": "draw", "from": "stock"}
 
     def _should_call(self, view: SeatView, unknown: float) -> bool:
+        if self.reshuffles >= CALL_AFTER_RESHUFFLES:
+            return True
         own = self._filled(view, self.seat)
         if sum(1 for slot in own if slot not in self.memory) > CALL_MAX_UNKNOWN:
             return False

@@ -61,6 +61,15 @@ def test_robots_play_four_seats() -> None:
     assert FOUR_DOWN.result(state) is not None
 
 
+@pytest.mark.parametrize("mode", ["classic", "extreme"])
+@pytest.mark.parametrize("seats", [5, 6])
+def test_robots_end_every_golf_hole_at_five_and_six_seats(mode: str, seats: int) -> None:
+    """GO-4, GO-6: only a knock ends a hole whose stock is rebuilt; robots must knock at last."""
+    for seed in range(3):
+        state, _ = self_play(GOLF, {"mode": mode, "holes": 9}, seats, seed)
+        assert GOLF.inspect(state)["phase"] == "match_over"
+
+
 def test_four_down_self_play_figures_near_the_seed() -> None:
     """Seed 000: a match runs about ten rounds; the caller is lowest about seven times in ten."""
     rounds, lowest = [], []
