@@ -42,18 +42,18 @@ MAX_PAGE = 100
 DEFAULT_PAGE = 20
 MAX_RATINGS_ASKED = 100
 
-_OUTCOMES: dict[int, progression.Outcome] = {
+_OUTCOMES: dict[common_pb2.Outcome.ValueType, progression.Outcome] = {
     common_pb2.OUTCOME_WIN: "win",
     common_pb2.OUTCOME_DRAW: "draw",
     common_pb2.OUTCOME_LOSS: "loss",
 }
-_OUTCOME_VALUES: dict[str, int] = {name: value for value, name in _OUTCOMES.items()}
-_KINDS: dict[int, MatchKind] = {
+_OUTCOME_VALUES: dict[str, common_pb2.Outcome.ValueType] = {name: value for value, name in _OUTCOMES.items()}
+_KINDS: dict[common_pb2.MatchKind.ValueType, MatchKind] = {
     common_pb2.MATCH_KIND_RANKED: "ranked",
     common_pb2.MATCH_KIND_CASUAL: "casual",
     common_pb2.MATCH_KIND_PRIVATE: "private",
 }
-_KIND_VALUES: dict[str, int] = {name: value for value, name in _KINDS.items()}
+_KIND_VALUES: dict[str, common_pb2.MatchKind.ValueType] = {name: value for value, name in _KINDS.items()}
 
 
 # -- requests in ---------------------------------------------------------------------------------
