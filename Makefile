@@ -28,6 +28,7 @@ run: $(GENERATED)
 
 lint: $(GENERATED)
 	cd protos && npx --yes @bufbuild/buf lint
+	$(PY) -m mypy
 
 test: lint
 	$(PY) -m pytest -q

@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 import uuid
 from dataclasses import dataclass
+from typing import Protocol
 
 import jwt
 
@@ -110,5 +111,5 @@ class TokenIssuer:
         )
 
 
-class Clock:
+class Clock(Protocol):
     def __call__(self) -> float: ...

@@ -76,7 +76,7 @@ def _code_number(code: grpc.StatusCode) -> int:
 
 def error_info(call_error: grpc.RpcError) -> error_details_pb2.ErrorInfo | None:
     """The ErrorInfo of a refused call, for clients and tests."""
-    status = rpc_status.from_call(call_error)  # type: ignore[arg-type]
+    status = rpc_status.from_call(call_error)
     if status is None:
         return None
     for detail in status.details:

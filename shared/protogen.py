@@ -27,7 +27,8 @@ def generate(out: Path = ROOT) -> None:
         f"--python_out={out}",
         f"--grpc_python_out={out}",
         f"--mypy_out={out}",
-        f"--mypy_grpc_out={out}",
+        # Every channel and server here is grpc.aio: async-only stubs type calls as awaitable.
+        f"--mypy_grpc_out=only_async:{out}",
         *sources,
     ]
     # protoc finds the mypy plugins by name; they are installed beside this interpreter.

@@ -20,7 +20,7 @@ import contextvars
 import logging
 import signal
 import time
-from typing import Any, AsyncIterator, Awaitable, Callable, Iterable
+from typing import Any, AsyncIterator, Awaitable, Callable, Coroutine, Iterable
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
@@ -110,9 +110,9 @@ class CardroomInterceptor(grpc.aio.ServerInterceptor):
 
     async def intercept_service(
         self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler | None]],
         details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler:
+    ) -> grpc.RpcMethodHandler | None:
         handler = await continuation(details)
         method = details.method
         if handler is None or not method.startswith("/cardroom."):
@@ -128,7 +128,8 @@ class CardroomInterceptor(grpc.aio.ServerInterceptor):
             )
         if handler.unary_stream:
             return grpc.unary_stream_rpc_method_handler(
-                self._stream(name, needs_token, handler.unary_stream),
+                # typeshed types handler behaviours the sync way; under grpc.aio this one is an async generator.
+                self._stream(name, needs_token, handler.unary_stream),  # type: ignore[arg-type]
                 request_deserializer=handler.request_deserializer,
                 response_serializer=serializer,
             )
@@ -255,7 +256,7 @@ async def _set_health(servicer: Any, name: str, status: int) -> None:
         await result
 
 
-def run_service(main: Callable[[], Awaitable[None]]) -> None:
+def run_service(main: Callable[[], Coroutine[Any, Any, None]]) -> None:
     """Run a service's async main on uvloop where available (measurably faster fan-out)."""
     try:
         import uvloop

@@ -118,7 +118,7 @@ class QuatroScreen:
                 return {"type": "contra", "team": int(rest[0]) - 1}
             offered = [a for a in legal if a["type"] == "contra"]
             return offered[0] if len(offered) == 1 else {"type": "contra"}
-        simple = {
+        simple: dict[str, dict[str, Json]] = {
             "floor": {"type": "take_floor"},
             "release": {"type": "release_floor"},
             "quatro": {"type": "quatro", "confirm": False},

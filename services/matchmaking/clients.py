@@ -54,7 +54,7 @@ class TableClients:
         try:
             return await stub.CreateTable(request, metadata=self.credentials.metadata(), timeout=CREATE_TIMEOUT)
         except grpc.RpcError as error:
-            if error.code() not in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):  # type: ignore[attr-defined]
+            if error.code() not in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
                 raise
             log.warning("retrying table creation", extra={"address": address, "table_id": request.table_id})
             return await stub.CreateTable(request, metadata=self.credentials.metadata(), timeout=CREATE_TIMEOUT)
@@ -66,7 +66,7 @@ class TableClients:
                 table_pb2.GetTableRequest(table_id=table_id), metadata=self.credentials.metadata(), timeout=LOOKUP_TIMEOUT
             )
         except grpc.RpcError as error:
-            if error.code() == grpc.StatusCode.NOT_FOUND:  # type: ignore[attr-defined]
+            if error.code() == grpc.StatusCode.NOT_FOUND:
                 return table_pb2.TABLE_STATUS_UNSPECIFIED
             return None
         return int(response.table.status)
@@ -96,7 +96,7 @@ class RatingClient:
                     rating_pb2.GetRatingsRequest(player_ids=batch), metadata=self.credentials.metadata(), timeout=RATING_TIMEOUT
                 )
             except grpc.RpcError as error:
-                log.warning("rating unreachable; using the initial rating", extra={"code": str(error.code())})  # type: ignore[attr-defined]
+                log.warning("rating unreachable; using the initial rating", extra={"code": str(error.code())})
                 continue
             found.update({entry.player_id: entry.rating for entry in response.ratings if entry.player_id in found})
         return found

@@ -22,7 +22,7 @@ import random
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import AsyncIterator, Callable, Mapping
+from typing import Any, AsyncIterator, Callable, Mapping
 
 import grpc
 from cardroom.common.v1 import common_pb2
@@ -183,8 +183,9 @@ class Matchmaker:
                     first = False
                 waiter.changed.clear()
                 changed = asyncio.ensure_future(waiter.changed.wait())
+                wakers: set[asyncio.Future[Any]] = {changed, waiter.seated}
                 try:
-                    await asyncio.wait({changed, waiter.seated}, timeout=PROGRESS_EVERY_SECONDS, return_when=asyncio.FIRST_COMPLETED)
+                    await asyncio.wait(wakers, timeout=PROGRESS_EVERY_SECONDS, return_when=asyncio.FIRST_COMPLETED)
                 finally:
                     changed.cancel()
         finally:

@@ -15,6 +15,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Sequence
 
+from cardroom.common.v1 import common_pb2
 from cardroom.matchmaking.v1 import matchmaking_pb2
 from cardroom.table.v1 import table_pb2
 
@@ -65,7 +66,12 @@ class Seater:
         self.issuer = issuer
 
     async def open_table(
-        self, game: str, options: dict[str, Json], seats: Sequence[str | None], kind: int, mode: str
+        self,
+        game: str,
+        options: dict[str, Json],
+        seats: Sequence[str | None],
+        kind: common_pb2.MatchKind.ValueType,
+        mode: str,
     ) -> OpenedTable:
         """Open a table with ``seats`` (player ids; ``None`` for robots). Raises ``grpc.RpcError`` on failure."""
         table_id, match_id = uuid.uuid4().hex, uuid.uuid4().hex
@@ -77,7 +83,7 @@ class Seater:
                 table_pb2.SeatAssignment(player_id=player or "", display_name=name, robot=player is None)
                 for player, name in zip(seats, seat_names(seats))
             ],
-            kind=kind,  # type: ignore[arg-type]
+            kind=kind,
             match_id=match_id,
         )
         request.options.update(json.loads(json.dumps(options)))

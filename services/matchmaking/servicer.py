@@ -46,7 +46,8 @@ class MatchmakingServicer(matchmaking_pb2_grpc.MatchmakingServiceServicer):
             player.subject, request.game, options_of(request), request.seats, request.kind, request.party_code.strip().upper()
         )
         # However the call ends (even while a message is being written), the ticket goes with it.
-        context.add_done_callback(lambda _: self.matchmaker.withdraw(waiter))
+        # typeshed's _DoneCallback is a plain class, not a Protocol, so no function can match it.
+        context.add_done_callback(lambda _: self.matchmaker.withdraw(waiter))  # type: ignore[arg-type]
         async for message in self.matchmaker.stream(waiter):
             yield message
 

@@ -20,7 +20,7 @@ from typing import Sequence, TypeVar
 import sqlalchemy as sa
 from sqlalchemy import Engine, update
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import Field, Session, SQLModel, select
+from sqlmodel import Field, Session, SQLModel, col, select
 
 
 class LobbyRecord(SQLModel, table=True):
@@ -149,7 +149,7 @@ class MatchmakingStore:
             return session.exec(
                 select(LobbyRecord)
                 .where(LobbyRecord.code == code)
-                .order_by(LobbyRecord.started, LobbyRecord.created_at.desc())  # type: ignore[attr-defined]
+                .order_by(col(LobbyRecord.started), col(LobbyRecord.created_at).desc())
             ).first()
 
     def lobby(self, lobby_id: str) -> LobbyRecord | None:
@@ -159,9 +159,9 @@ class MatchmakingStore:
     def update_lobby(self, lobby_id: str, version: int, **values: object) -> bool:
         """Compare-and-set: apply ``values`` only if the lobby is still at ``version``."""
         with self._session() as session:
-            result = session.exec(  # type: ignore[call-overload]
+            result = session.exec(
                 update(LobbyRecord)
-                .where(LobbyRecord.lobby_id == lobby_id, LobbyRecord.version == version)
+                .where(col(LobbyRecord.lobby_id) == lobby_id, col(LobbyRecord.version) == version)
                 .values(version=version + 1, **values)
             )
             session.commit()
@@ -178,9 +178,9 @@ class MatchmakingStore:
 
     def update_party(self, code: str, version: int, player_ids: Sequence[str]) -> bool:
         with self._session() as session:
-            result = session.exec(  # type: ignore[call-overload]
+            result = session.exec(
                 update(PartyRecord)
-                .where(PartyRecord.code == code, PartyRecord.version == version)
+                .where(col(PartyRecord.code) == code, col(PartyRecord.version) == version)
                 .values(version=version + 1, player_ids=json.dumps(list(player_ids)))
             )
             session.commit()
@@ -195,10 +195,10 @@ class MatchmakingStore:
                 session.add(seating)
             if placement is not None:
                 session.add(placement)
-                session.exec(  # type: ignore[call-overload]
+                session.exec(
                     update(ShardRecord)
-                    .where(ShardRecord.shard_id == placement.shard_id)
-                    .values(live_tables=ShardRecord.live_tables + 1)
+                    .where(col(ShardRecord.shard_id) == placement.shard_id)
+                    .values(live_tables=col(ShardRecord.live_tables) + 1)
                 )
             session.commit()
 
@@ -212,7 +212,7 @@ class MatchmakingStore:
             rows = session.exec(
                 select(SeatingRecord)
                 .where(SeatingRecord.player_id == player_id, SeatingRecord.finished == False)  # noqa: E712
-                .order_by(SeatingRecord.created_at.desc())  # type: ignore[attr-defined]
+                .order_by(col(SeatingRecord.created_at).desc())
                 .limit(limit)
             ).all()
             return list(rows)
@@ -222,8 +222,8 @@ class MatchmakingStore:
         if not ids:
             return
         with self._session() as session:
-            session.exec(update(SeatingRecord).where(SeatingRecord.table_id.in_(ids)).values(finished=True))  # type: ignore[attr-defined,call-overload]
-            session.exec(update(PlacementRecord).where(PlacementRecord.table_id.in_(ids)).values(finished=True))  # type: ignore[attr-defined,call-overload]
+            session.exec(update(SeatingRecord).where(col(SeatingRecord.table_id).in_(ids)).values(finished=True))
+            session.exec(update(PlacementRecord).where(col(PlacementRecord.table_id).in_(ids)).values(finished=True))
             session.commit()
 
     def locate(self, table_id: str) -> Located:
@@ -235,9 +235,9 @@ class MatchmakingStore:
     def move_table(self, table_id: str, from_shard: str, to_shard: str) -> bool:
         """Reassign a table whose shard's lease ran out; False if someone moved it first."""
         with self._session() as session:
-            result = session.exec(  # type: ignore[call-overload]
+            result = session.exec(
                 update(PlacementRecord)
-                .where(PlacementRecord.table_id == table_id, PlacementRecord.shard_id == from_shard)
+                .where(col(PlacementRecord.table_id) == table_id, col(PlacementRecord.shard_id) == from_shard)
                 .values(shard_id=to_shard)
             )
             session.commit()
@@ -267,7 +267,7 @@ class MatchmakingStore:
             return session.exec(
                 select(ShardRecord)
                 .where(ShardRecord.lease_until > now, ShardRecord.draining == False)  # noqa: E712
-                .order_by(ShardRecord.live_tables, ShardRecord.shard_id)
+                .order_by(col(ShardRecord.live_tables), col(ShardRecord.shard_id))
             ).first()
 
     def adopt_orphans(self, shard_id: str, now: float, limit: int) -> list[str]:
@@ -278,9 +278,9 @@ class MatchmakingStore:
                 select(PlacementRecord)
                 .where(
                     PlacementRecord.finished == False,  # noqa: E712
-                    (PlacementRecord.shard_id == "") | PlacementRecord.shard_id.in_(expired),  # type: ignore[attr-defined]
+                    (col(PlacementRecord.shard_id) == "") | col(PlacementRecord.shard_id).in_(expired),
                 )
-                .order_by(PlacementRecord.placed_at)
+                .order_by(col(PlacementRecord.placed_at))
                 .limit(limit)
                 .with_for_update(skip_locked=True)
             ).all()
@@ -318,8 +318,12 @@ class MatchmakingStore:
                     existing.shard_id = ""
                     session.add(existing)
             if finished:
-                session.exec(update(PlacementRecord).where(PlacementRecord.table_id.in_(finished)).values(finished=True))  # type: ignore[attr-defined,call-overload]
-                session.exec(update(SeatingRecord).where(SeatingRecord.table_id.in_(finished)).values(finished=True))  # type: ignore[attr-defined,call-overload]
+                session.exec(
+                    update(PlacementRecord).where(col(PlacementRecord.table_id).in_(finished)).values(finished=True)
+                )
+                session.exec(
+                    update(SeatingRecord).where(col(SeatingRecord.table_id).in_(finished)).values(finished=True)
+                )
             session.commit()
 
     # -- helpers ----------------------------------------------------------------------------------

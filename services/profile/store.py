@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from sqlalchemy import JSON, Column, Engine, delete, update
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import Field, Session, SQLModel, select
+from sqlmodel import Field, Session, SQLModel, col, select
 
 from services.profile.players import Player, Preferences
 
@@ -130,12 +130,12 @@ class ProfileStore:
         """Give a guest a username and password, keeping its id; the device no longer signs in to it."""
         change = (
             update(PlayerRecord)
-            .where(PlayerRecord.player_id == player_id, PlayerRecord.username.is_(None))  # type: ignore[union-attr]
+            .where(col(PlayerRecord.player_id) == player_id, col(PlayerRecord.username).is_(None))
             .values(username=username, password_hash=password_hash, display_name=display_name, device_id=None)
         )
         with Session(self.engine) as session:
             try:
-                changed = session.exec(change).rowcount  # type: ignore[call-overload]
+                changed = session.exec(change).rowcount
                 session.commit()
             except IntegrityError as error:
                 raise UsernameTaken(username) from error
@@ -147,8 +147,10 @@ class ProfileStore:
 
     def set_password_hash(self, player_id: str, password_hash: str) -> None:
         with Session(self.engine) as session:
-            change = update(PlayerRecord).where(PlayerRecord.player_id == player_id).values(password_hash=password_hash)
-            session.exec(change)  # type: ignore[call-overload]
+            change = (
+                update(PlayerRecord).where(col(PlayerRecord.player_id) == player_id).values(password_hash=password_hash)
+            )
+            session.exec(change)
             session.commit()
 
     def update_profile(self, player_id: str, change: Callable[[Player], Player]) -> Player:
@@ -217,13 +219,13 @@ class ProfileStore:
 
     @staticmethod
     def _end(session: Session, jti: str, player_id: str, now: float) -> bool:
-        ended = session.exec(  # type: ignore[call-overload]
+        ended = session.exec(
             update(RefreshSession)
             .where(
-                RefreshSession.jti == jti,
-                RefreshSession.player_id == player_id,
-                RefreshSession.revoked_at.is_(None),  # type: ignore[union-attr]
-                RefreshSession.expires_at > now,
+                col(RefreshSession.jti) == jti,
+                col(RefreshSession.player_id) == player_id,
+                col(RefreshSession.revoked_at).is_(None),
+                col(RefreshSession.expires_at) > now,
             )
             .values(revoked_at=now)
         )
@@ -231,6 +233,8 @@ class ProfileStore:
 
     @staticmethod
     def _prune(session: Session, player_id: str, now: float) -> None:
-        session.exec(  # type: ignore[call-overload]
-            delete(RefreshSession).where(RefreshSession.player_id == player_id, RefreshSession.expires_at <= now)
+        session.exec(
+            delete(RefreshSession).where(
+                col(RefreshSession.player_id) == player_id, col(RefreshSession.expires_at) <= now
+            )
         )

@@ -37,6 +37,7 @@ import grpc
 from prometheus_client import Counter
 
 from shared.errors import ServiceError, invalid
+from shared.structs import Json
 
 from services.rating import glicko2, progression
 from services.rating.store import (
@@ -167,14 +168,14 @@ class Recorded:
         return cls(applied=applied, rated=data["rated"], changes=tuple(_change(item) for item in data["changes"]))
 
 
-def _change(data: dict[str, object]) -> Change:
+def _change(data: Mapping[str, Json]) -> Change:
     before, after = data["rating_before"], data["rating_after"]
     return Change(
         player_id=str(data["player_id"]),
         rating_before=LadderRating(**before) if isinstance(before, dict) else None,
         rating_after=LadderRating(**after) if isinstance(after, dict) else None,
-        level_points=int(data["level_points"]),  # type: ignore[call-overload]
-        level=int(data["level"]),  # type: ignore[call-overload]
+        level_points=int(data["level_points"]),
+        level=int(data["level"]),
         badge_earned=str(data["badge_earned"]),
     )
 

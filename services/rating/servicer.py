@@ -42,18 +42,18 @@ MAX_PAGE = 100
 DEFAULT_PAGE = 20
 MAX_RATINGS_ASKED = 100
 
-_OUTCOMES: dict[int, progression.Outcome] = {
+_OUTCOMES: dict[common_pb2.Outcome.ValueType, progression.Outcome] = {
     common_pb2.OUTCOME_WIN: "win",
     common_pb2.OUTCOME_DRAW: "draw",
     common_pb2.OUTCOME_LOSS: "loss",
 }
-_OUTCOME_VALUES: dict[str, int] = {name: value for value, name in _OUTCOMES.items()}
-_KINDS: dict[int, MatchKind] = {
+_OUTCOME_VALUES: dict[str, common_pb2.Outcome.ValueType] = {name: value for value, name in _OUTCOMES.items()}
+_KINDS: dict[common_pb2.MatchKind.ValueType, MatchKind] = {
     common_pb2.MATCH_KIND_RANKED: "ranked",
     common_pb2.MATCH_KIND_CASUAL: "casual",
     common_pb2.MATCH_KIND_PRIVATE: "private",
 }
-_KIND_VALUES: dict[str, int] = {name: value for value, name in _KINDS.items()}
+_KIND_VALUES: dict[str, common_pb2.MatchKind.ValueType] = {name: value for value, name in _KINDS.items()}
 
 
 # -- requests in ---------------------------------------------------------------------------------
@@ -216,11 +216,20 @@ def history_entry(row: MatchPlayerRecord) -> rating_pb2.HistoryEntry:
     )
     if row.rated_matches_after is not None:
         played = row.rated_matches_after
-        before = LadderRating(row.rating_before, row.deviation_before, row.volatility_before, played - 1)  # type: ignore[arg-type]
-        after = LadderRating(row.rating_after, row.deviation_after, row.volatility_after, played)  # type: ignore[arg-type]
+        before = _rated(row, row.rating_before, row.deviation_before, row.volatility_before, played - 1)
+        after = _rated(row, row.rating_after, row.deviation_after, row.volatility_after, played)
         entry.rating_before.CopyFrom(player_rating(row.player_id, before))
         entry.rating_after.CopyFrom(player_rating(row.player_id, after))
     return entry
+
+
+def _rated(
+    row: MatchPlayerRecord, rating: float | None, deviation: float | None, volatility: float | None, played: int
+) -> LadderRating:
+    """One side of a rated row's ladder move; the ledger writes all of it or none of it."""
+    if rating is None or deviation is None or volatility is None:
+        raise ValueError(f"history row {row.match_id}/{row.player_id} has rated_matches_after but not its ratings")
+    return LadderRating(rating, deviation, volatility, played)
 
 
 class RatingServicer(rating_pb2_grpc.RatingServiceServicer):

@@ -66,7 +66,7 @@ def table_info(table: LiveTable) -> table_pb2.TableInfo:
             for i, s in enumerate(table.seats)
         ],
         status=table_pb2.TABLE_STATUS_FINISHED if table.finished else table_pb2.TABLE_STATUS_PLAYING,
-        kind=record.kind,
+        kind=common_pb2.MatchKind.ValueType(record.kind),
         match_id=record.match_id,
         created_at=timestamp(record.created_at),
         turn_seconds=int(table.options.turn_seconds),
@@ -137,7 +137,10 @@ class TableServicer(table_pb2_grpc.TableServiceServicer):
         ]
         return table_pb2.CreateTableResponse(table=table_info(table), seat_tokens=tokens)
 
-    async def Watch(self, request: table_pb2.WatchRequest, context: grpc.aio.ServicerContext) -> AsyncIterator[bytes | table_pb2.WatchResponse]:
+    # Yields WatchResponses already serialized, once for every stream; shared.server sends bytes as they are.
+    async def Watch(  # type: ignore[override]
+        self, request: table_pb2.WatchRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[bytes | table_pb2.WatchResponse]:
         caller()
         table = await self._table(request.table_id)
         seat = self._seat(request.table_id, request.seat_token, table) if request.seat_token else None

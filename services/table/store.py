@@ -21,7 +21,7 @@ from typing import Any, Iterable, Sequence
 import grpc
 import sqlalchemy as sa
 from sqlalchemy import Engine, update
-from sqlmodel import Field, Session, SQLModel, select
+from sqlmodel import Field, Session, SQLModel, col, select
 
 from shared.errors import ServiceError
 from shared.games.base import Json
@@ -185,7 +185,7 @@ class TableStore:
     def inputs(self, table_id: str) -> list[TableInput]:
         with Session(self.engine) as session:
             rows = session.exec(
-                select(InputRecord).where(InputRecord.table_id == table_id).order_by(InputRecord.position)
+                select(InputRecord).where(InputRecord.table_id == table_id).order_by(col(InputRecord.position))
             ).all()
             return [TableInput.from_record(row) for row in rows]
 
@@ -200,10 +200,14 @@ class TableStore:
         """Take (or keep) ``table_id`` for ``shard_id`` unless another shard's lease still runs."""
         now = time.time()
         with Session(self.engine) as session:
-            result = session.exec(  # type: ignore[call-overload]
+            result = session.exec(
                 update(TableRecord)
-                .where(TableRecord.table_id == table_id)
-                .where((TableRecord.shard_id == shard_id) | (TableRecord.lease_until < now) | (TableRecord.shard_id == ""))
+                .where(col(TableRecord.table_id) == table_id)
+                .where(
+                    (col(TableRecord.shard_id) == shard_id)
+                    | (col(TableRecord.lease_until) < now)
+                    | (col(TableRecord.shard_id) == "")
+                )
                 .values(shard_id=shard_id, lease_until=now + lease_seconds)
             )
             session.commit()
@@ -222,9 +226,9 @@ class TableStore:
         if not ids:
             return
         with Session(self.engine) as session:
-            session.exec(  # type: ignore[call-overload]
+            session.exec(
                 update(TableRecord)
-                .where(TableRecord.table_id.in_(ids), TableRecord.shard_id == shard_id)  # type: ignore[attr-defined]
+                .where(col(TableRecord.table_id).in_(ids), col(TableRecord.shard_id) == shard_id)
                 .values(lease_until=until)
             )
             session.commit()

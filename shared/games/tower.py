@@ -285,11 +285,11 @@ def deal_round(state: TowerState, round_number: int) -> tuple[tuple[Layout, ...]
             aside = tuple(left.elements())
         return layouts, aside
     order = shuffled(deck, state.seed, "deal", round_number)
-    layouts = []
+    dealt: list[Layout] = []
     for seat in range(state.seats):
         cards = order[seat * CARDS_PER_SEAT : (seat + 1) * CARDS_PER_SEAT]
-        layouts.append(Layout(tuple(cards[2 * SLOTS :]), tuple(cards[SLOTS : 2 * SLOTS]), tuple(cards[:SLOTS])))
-    return tuple(layouts), tuple(order[state.seats * CARDS_PER_SEAT :])
+        dealt.append(Layout(tuple(cards[2 * SLOTS :]), tuple(cards[SLOTS : 2 * SLOTS]), tuple(cards[:SLOTS])))
+    return tuple(dealt), tuple(order[state.seats * CARDS_PER_SEAT :])
 
 
 def open_round(state: TowerState, round_number: int, holder: int | None) -> tuple[TowerState, list[Event]]:

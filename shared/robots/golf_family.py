@@ -176,9 +176,9 @@ class GolfFamilyRobot:
             by_type.setdefault(str(action["type"]), []).append(action)
         unknown = self._unknown_value(view)
         for decide in (self._give, self._claim_before_draw, self._choice, self._open_turn, self._use_drawn):
-            action = decide(view, by_type, unknown)
-            if action is not None and action in legal:
-                return action
+            chosen = decide(view, by_type, unknown)
+            if chosen is not None and chosen in legal:
+                return chosen
         # Nothing chosen: play the seat's first ordinary action, never a blind claim. Out of turn
         # the only actions are snaps, so an unsure robot waits (CA-7: snapping is optional).
         return next((action for action in legal if action["type"] not in UNSURE_CLAIMS), None)

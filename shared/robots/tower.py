@@ -94,10 +94,10 @@ class TowerRobot:
             held = self.picked_up.setdefault(int(event["seat"]), Counter())
             held.update(card_rank(str(c)) for c in event.get("cards") or [])
         elif kind == "played" and isinstance(event.get("seat"), int):
-            held = self.picked_up.get(int(event["seat"]))
-            if held is not None:
-                held.subtract(card_rank(str(c)) for c in event.get("cards") or [])
-                held += Counter()  # drop counts at or below zero
+            known = self.picked_up.get(int(event["seat"]))
+            if known is not None:
+                known.subtract(card_rank(str(c)) for c in event.get("cards") or [])
+                known += Counter()  # drop counts at or below zero
 
     # ---- choosing
 

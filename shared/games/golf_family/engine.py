@@ -217,9 +217,9 @@ class GolfFamilyEngine:
                 raise Rejection(ILLEGAL, "the discard pile is empty")
             if not state.filled_slots(seat):
                 raise Rejection(ILLEGAL, "a discard draw must replace a card, and your row is empty")  # FD-4
-            card = state.discard[-1]
-            state = replace(state, discard=state.discard[:-1], drawn=card, drawn_from="discard")
-            return state, [public("drew", seat=seat, card=card, **{"from": "discard"})]  # FD-15
+            top = state.discard[-1]
+            state = replace(state, discard=state.discard[:-1], drawn=top, drawn_from="discard")
+            return state, [public("drew", seat=seat, card=top, **{"from": "discard"})]  # FD-15
         events: list[Event] = []
         state, card = self._take_from_stock(state, events)
         if card is None:
