@@ -13,6 +13,8 @@ from cardroom.common.v1 import common_pb2
 from cardroom.matchmaking.v1 import matchmaking_pb2, matchmaking_pb2_grpc
 from google.protobuf import struct_pb2
 
+from shared.cancellation import within
+
 from services.client.connection import Metadata
 from services.client.play import Lines, Quit
 
@@ -59,8 +61,8 @@ async def queue(
         raise ConnectionError("the queue closed without a seat (the ticket was cancelled)")
 
     try:
-        return await asyncio.wait_for(wait_for_seat(), robots_after)
-    except asyncio.TimeoutError:
+        return await within(robots_after, wait_for_seat())
+    except TimeoutError:
         write(f"Nobody came within {robots_after:g} s: playing robots at a table of your own.")
         return await robot_table(stub, metadata, game, seats, options)
     finally:

@@ -23,6 +23,8 @@ from typing import Any, Callable, Protocol
 import grpc
 from cardroom.table.v1 import table_pb2
 
+from shared.cancellation import within
+
 from services.client.connection import TableConnection, reason_of
 from services.client.families import Family, Json
 from services.client.reveal import RevealBoard
@@ -132,8 +134,8 @@ class PlayLoop:
             self.redraw()
             while not self.finished:
                 try:
-                    first = await asyncio.wait_for(inbox.get(), self.reveal.seconds_to_next_change())
-                except asyncio.TimeoutError:
+                    first = await within(self.reveal.seconds_to_next_change(), inbox.get())
+                except TimeoutError:
                     self.redraw()  # a shown card's time is up: draw it face down again
                     continue
                 batch = [first]
@@ -152,8 +154,8 @@ class PlayLoop:
         """The match is over: take in the last events (the round's and match's end) for the final screen."""
         while True:
             try:
-                kind, item = await asyncio.wait_for(inbox.get(), FINAL_SETTLE_SECONDS)
-            except asyncio.TimeoutError:
+                kind, item = await within(FINAL_SETTLE_SECONDS, inbox.get())
+            except TimeoutError:
                 return
             if kind == "message":
                 self._take(item)

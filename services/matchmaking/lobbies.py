@@ -27,7 +27,7 @@ from cardroom.common.v1 import common_pb2
 from cardroom.matchmaking.v1 import matchmaking_pb2
 
 from shared.auth import TokenIssuer
-from shared.completion import to_completion
+from shared.cancellation import to_completion, within
 from shared.errors import ServiceError, invalid, not_found
 from shared.games.base import Json
 
@@ -226,8 +226,8 @@ class PrivateTables:
                 yield matchmaking_pb2.WatchPrivateTableResponse(seated=await self._seated(lobby, player_id))
                 return
             try:
-                await asyncio.wait_for(signal.wait(), LOBBY_POLL_SECONDS)
-            except asyncio.TimeoutError:
+                await within(LOBBY_POLL_SECONDS, signal.wait())
+            except TimeoutError:
                 pass
             lobby = await self._reload(lobby)
 

@@ -29,6 +29,7 @@ from cardroom.common.v1 import common_pb2
 from cardroom.matchmaking.v1 import matchmaking_pb2
 from google.protobuf import duration_pb2
 
+from shared.cancellation import within
 from shared.errors import ServiceError, invalid, not_found
 from shared.games.base import Json
 
@@ -215,8 +216,8 @@ class Matchmaker:
     async def _run(self) -> None:
         while True:
             try:
-                await asyncio.wait_for(self._wakeup.wait(), TICK_SECONDS)
-            except asyncio.TimeoutError:
+                await within(TICK_SECONDS, self._wakeup.wait())
+            except TimeoutError:
                 pass
             self._wakeup.clear()
             try:

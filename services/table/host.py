@@ -18,6 +18,7 @@ from typing import Any, Awaitable, Callable, Mapping
 
 import grpc
 
+from shared.cancellation import within
 from shared.errors import ServiceError, not_found
 from shared.games import registry
 from shared.games.base import Json, Rejection
@@ -32,6 +33,7 @@ log = logging.getLogger(__name__)
 LEASE_SECONDS = 15.0  # a dead shard's tables wait at most this long for a new host
 RENEW_EVERY = 5.0  # three renewals per lease: one lost renewal does not lose the tables
 OUTBOX_EVERY = 2.0  # seconds between delivery attempts of pending results
+DRAIN_LOOPS_SECONDS = 5.0  # a shutdown never waits longer than this for clocks and renewals to stop
 
 ResultSender = Callable[[Mapping[str, Json]], Awaitable[None]]
 
@@ -67,9 +69,13 @@ class TableHost:
     async def drain(self) -> None:
         """Stop taking tables and hand the leases back so another shard can take over at once."""
         self.draining = True
-        for task in [*self._background, *self.clocks.values()]:
+        loops = [*self._background, *self.clocks.values()]
+        for task in loops:
             task.cancel()
-        await asyncio.gather(*self._background, *self.clocks.values(), return_exceptions=True)
+        if loops:
+            _, still_running = await asyncio.wait(loops, timeout=DRAIN_LOOPS_SECONDS)
+            if still_running:
+                log.warning("background loops did not stop; draining without them", extra={"loops": len(still_running)})
         for table in self.tables.values():
             for watcher in list(table.watchers):
                 watcher.queue.put_nowait(None)
@@ -199,8 +205,8 @@ class TableHost:
     async def _outbox_loop(self) -> None:
         while True:
             try:
-                await asyncio.wait_for(self.outbox_wakeup.wait(), OUTBOX_EVERY)
-            except asyncio.TimeoutError:
+                await within(OUTBOX_EVERY, self.outbox_wakeup.wait())
+            except TimeoutError:
                 pass
             self.outbox_wakeup.clear()
             await self.deliver_results()

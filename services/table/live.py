@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-from shared.completion import to_completion
+from shared.cancellation import to_completion, within
 from shared.games import registry
 from shared.games.base import Event, Game, Json, MatchResult, Rejection, Setup, public
 from shared.robots.base import Robot
@@ -320,9 +320,9 @@ class LiveTable:
             self.changed.clear()
             timeout = None if wakeup is None else max(0.0, wakeup - self.now()) / self.clock.speed + CLOCK_SLACK
             try:
-                await asyncio.wait_for(self.changed.wait(), timeout)
+                await within(timeout, self.changed.wait())
                 continue
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
             async with self.lock:
                 try:

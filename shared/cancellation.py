@@ -1,4 +1,4 @@
-"""Work that must finish once begun, whoever stops waiting for it."""
+"""Cancellation done right: work that must finish once begun, and waits that never swallow a cancel."""
 
 from __future__ import annotations
 
@@ -23,3 +23,14 @@ async def to_completion(work: Awaitable[T]) -> T:
 def _retrieve_outcome(task: asyncio.Future[Any]) -> None:
     if not task.cancelled():
         task.exception()  # a refusal nobody waits for any more is not an unhandled error
+
+
+async def within(seconds: float | None, work: Awaitable[T]) -> T:
+    """``work``'s result, or ``TimeoutError`` after ``seconds`` (``None``: no limit).
+
+    Use this, not ``asyncio.wait_for``: on Python 3.11 ``wait_for`` swallows a cancellation that
+    arrives in the same loop turn as ``work`` finishes (gh-86296, fixed in 3.12). A background loop
+    waiting on an event that way can miss its shutdown and run for ever; it hung a table server's
+    drain, and with it a CI run."""
+    async with asyncio.timeout(seconds):
+        return await work
