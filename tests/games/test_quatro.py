@@ -365,6 +365,24 @@ def test_qu6_next_exchange_waits_two_seconds() -> None:
     assert table.truth["hands"]["0"][:2] == ["AC", "KC"]
 
 
+def test_qu6_qu7_deadlines_fall_exactly_on_decimal_times() -> None:
+    """30.01 + 2 is 32.010000000000005 in floats: the cooldown must still end at 32.01."""
+    table = Table()
+    table.play()
+    table.do(0, {"type": "exchange", "hand_slot": 0, "center_slot": 0, "expect": "AC"}, at=30.01)
+    table.do(1, {"type": "take_floor"}, at=30.12)
+    table.do(3, {"type": "take_floor"}, at=30.12)
+    table.do(3, {"type": "show", "emoji": ROCKET}, at=30.12)
+    second = {"type": "exchange", "hand_slot": 1, "center_slot": 1, "expect": "KC"}
+    assert table.refused(0, second, at=32.0) == "cooldown"
+    assert QUATRO.next_deadline(table.state) == 32.01
+    table.do(0, second, at=32.01)
+    assert table.refused(1, {"type": "release_floor"}, at=32.11) == "cooldown"
+    table.do(1, {"type": "release_floor"}, at=32.12)
+    assert _shown(table.at(35.11)) == []
+    assert [event.data["emoji"] for event in _shown(table.at(35.12))] == [ROCKET]  # 5 s later, exactly
+
+
 def test_qu6_the_cooldown_is_per_player() -> None:
     table = Table()
     table.play()

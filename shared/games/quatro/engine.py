@@ -41,6 +41,7 @@ from shared.games.quatro.flow import (
     PROPOSAL_SPACING_SECONDS,
     VOTE_SECONDS,
     Events,
+    after,
     end_round,
     pending_timers,
     refuse_reshuffle,
@@ -111,7 +112,7 @@ def _may_propose(state: QuatroState, now: float) -> None:
     if state.vote is not None:
         raise Rejection(ILLEGAL, "a vote is already open")
     if state.last_proposal_at is not None:
-        _require_free(state.last_proposal_at + PROPOSAL_SPACING_SECONDS, now, "a proposal")
+        _require_free(after(state.last_proposal_at, PROPOSAL_SPACING_SECONDS), now, "a proposal")
 
 
 def _may_vote(state: QuatroState, seat: int) -> Vote:
@@ -181,7 +182,7 @@ def _exchange(state: QuatroState, seat: int, move: Move, now: float) -> tuple[Qu
         state,
         hands=replaced_at(state.hands, seat, hand),
         center=replaced_at(state.center, center_slot, placed),
-        exchange_free_at=replaced_at(state.exchange_free_at, seat, now + EXCHANGE_COOLDOWN_SECONDS),
+        exchange_free_at=replaced_at(state.exchange_free_at, seat, after(now, EXCHANGE_COOLDOWN_SECONDS)),
     )
     exchanged = public(
         "exchanged", seat=seat, hand_slot=hand_slot, center_slot=center_slot, placed=placed, taken=taken
@@ -198,7 +199,7 @@ def _take_floor(state: QuatroState, seat: int, move: Move, now: float) -> tuple[
     state = replace(
         state,
         floor=replaced_at(state.floor, seat, FloorHold()),
-        gesture_free_at=replaced_at(state.gesture_free_at, seat, now + GESTURE_SPACING_SECONDS),
+        gesture_free_at=replaced_at(state.gesture_free_at, seat, after(now, GESTURE_SPACING_SECONDS)),
     )
     return state, [public("floor_taken", seat=seat)]
 
@@ -209,7 +210,7 @@ def _show(state: QuatroState, seat: int, move: Move, now: float) -> tuple[Quatro
     if not state.holds_floor(seat):
         raise Rejection(ILLEGAL, "take the floor first")
     emoji = str(move.fields["emoji"])
-    hold = FloorHold(emoji, now + ANNOUNCE_EVERY_SECONDS)
+    hold = FloorHold(emoji, after(now, ANNOUNCE_EVERY_SECONDS))
     return replace(state, floor=replaced_at(state.floor, seat, hold)), [public("shown", seat=seat, emoji=emoji, again=False)]
 
 
@@ -222,7 +223,7 @@ def _release_floor(state: QuatroState, seat: int, move: Move, now: float) -> tup
     state = replace(
         state,
         floor=replaced_at(state.floor, seat, None),
-        gesture_free_at=replaced_at(state.gesture_free_at, seat, now + GESTURE_SPACING_SECONDS),
+        gesture_free_at=replaced_at(state.gesture_free_at, seat, after(now, GESTURE_SPACING_SECONDS)),
     )
     return state, [public("floor_released", seat=seat)]
 
@@ -252,8 +253,9 @@ def _propose_reshuffle(state: QuatroState, seat: int, move: Move, now: float) ->
     """QU-12: open a 20 s vote of every other connected human."""
     _require_phase(state, PLAYING)
     _may_propose(state, now)
-    state = replace(state, vote=Vote(seat, now + VOTE_SECONDS), last_proposal_at=now)
-    proposed = public("reshuffle_proposed", seat=seat, closes_at=now + VOTE_SECONDS)
+    closes_at = after(now, VOTE_SECONDS)
+    state = replace(state, vote=Vote(seat, closes_at), last_proposal_at=now)
+    proposed = public("reshuffle_proposed", seat=seat, closes_at=closes_at)
     settled, events = settle_vote(state, now)
     return settled, [proposed, *events]
 

@@ -40,8 +40,17 @@ ANNOUNCE_EVERY_SECONDS = 5.0  # QU-7: a shown emoji is announced again every 5 s
 VOTE_SECONDS = 20.0  # QU-12: every other connected human must say yes within 20 s
 PROPOSAL_SPACING_SECONDS = 30.0  # QU-12: 30 s between two proposals at a table
 TARGET_POINTS = 5  # QU-14: first team to 5 points
+# Deadlines are kept to the nanosecond: a float sum drifts (30.01 + 2 is 32.010000000000005), and a
+# deadline must fall exactly when the rule says, so "2 s after 30.01" is 32.01, not a hair later.
+TIME_DIGITS = 9
 
 Events = list[Event]
+
+
+def after(at: float, seconds: float) -> float:
+    """The instant ``seconds`` after ``at``, exactly (QU-4, QU-6, QU-7, QU-10, QU-11, QU-12): the
+    sum rounded to ``TIME_DIGITS``, so that a timer due "2 s later" fires at the decimal instant."""
+    return round(at + seconds, TIME_DIGITS)
 
 # Timer kinds, in the order they fire when due at the same instant: the small private notices
 # first, then the announcements, then what can change the round.
@@ -88,7 +97,7 @@ def setup_round(state: QuatroState, at: float) -> tuple[QuatroState, Events]:
         center=list(deal.center),
         redeals=deal.redeals,  # QU-2: how many, never the value
         hands_with_three=deal.hands_with_three,
-        starts_by=at + SIGNALS_SECONDS,
+        starts_by=after(at, SIGNALS_SECONDS),
     )
     return state, [dealt, *hand_events(state)]
 
@@ -114,7 +123,7 @@ def signal_told(team: int, signal: str, seats: int, **extra: Json) -> Event:
 
 def start_play(state: QuatroState, at: float) -> tuple[QuatroState, Events]:
     """QU-4: play begins; a team without a signal is given one (QU-3)."""
-    events: Events = [public("round_started", round=state.round, ends_by=at + ROUND_SECONDS)]
+    events: Events = [public("round_started", round=state.round, ends_by=after(at, ROUND_SECONDS))]
     for team in range(state.teams):
         if state.signals[team] is None:
             signal = drawn_signal(state, team)
@@ -217,7 +226,7 @@ def settle_vote(state: QuatroState, at: float) -> tuple[QuatroState, Events]:
 def phase_deadline(state: QuatroState) -> float | None:
     """When the current phase ends by itself (QU-4, QU-10, QU-11); None once the match is over."""
     length = {SIGNALS_PHASE: SIGNALS_SECONDS, PLAYING: ROUND_SECONDS, ROUND_OVER: PAUSE_SECONDS}.get(state.phase)
-    return None if length is None else state.phase_since + length
+    return None if length is None else after(state.phase_since, length)
 
 
 def pending_timers(state: QuatroState) -> list[tuple[float, int, int]]:
@@ -252,7 +261,7 @@ def _fire(state: QuatroState, kind: int, seat: int, at: float) -> tuple[QuatroSt
         hold = state.floor[seat]
         if hold is None or hold.emoji is None or hold.announce_at is None:  # never listed as due
             return state, []
-        again = FloorHold(hold.emoji, hold.announce_at + ANNOUNCE_EVERY_SECONDS)
+        again = FloorHold(hold.emoji, after(hold.announce_at, ANNOUNCE_EVERY_SECONDS))
         state = replace(state, floor=replaced_at(state.floor, seat, again))
         return state, [public("shown", seat=seat, emoji=hold.emoji, again=True)]
     if kind == _VOTE_CLOSES:  # QU-12: no answer is no

@@ -12,6 +12,7 @@ from shared.games.base import Json, MatchResult, SeatView, Standing
 from shared.games.quatro.flow import (
     PROPOSAL_SPACING_SECONDS,
     TARGET_POINTS,
+    after,
     call_json,
     phase_deadline,
     quartets_json,
@@ -50,7 +51,7 @@ def _public_view(state: QuatroState, host: int | None) -> SeatView:
         "reshuffled": state.reshuffled,
         "next_proposal_from": None
         if state.last_proposal_at is None
-        else state.last_proposal_at + PROPOSAL_SPACING_SECONDS,
+        else after(state.last_proposal_at, PROPOSAL_SPACING_SECONDS),
         "totals": list(state.totals),
         "round_scores": list(state.round_scores),
         "target": TARGET_POINTS,
