@@ -52,6 +52,7 @@ def after(at: float, seconds: float) -> float:
     sum rounded to ``TIME_DIGITS``, so that a timer due "2 s later" fires at the decimal instant."""
     return round(at + seconds, TIME_DIGITS)
 
+
 # Timer kinds, in the order they fire when due at the same instant: the small private notices
 # first, then the announcements, then what can change the round.
 _EXCHANGE_READY, _GESTURE_READY, _ANNOUNCE, _VOTE_CLOSES, _PHASE_ENDS = range(5)
