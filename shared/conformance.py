@@ -62,18 +62,29 @@ class Table:
     now: float = 0.0
     sent: dict[str, list[Json]] = field(default_factory=dict)
     robots: dict[int, Robot] = field(default_factory=dict)
+    events: list[Event] = field(default_factory=list)
 
     def audiences(self) -> list[tuple[str, int | None]]:
         return [(str(seat), seat) for seat in range(self.seats)] + [(SPECTATOR, None)]
 
     def deliver(self, events: Iterable[Event]) -> None:
         for event in events:
+            self.events.append(event)
             for key, seat in self.audiences():
                 if event.audience.includes(seat):
                     self.sent[key].append(event.to_json())
                     if seat is not None and seat in self.robots:
                         self.robots[seat].observe(event.to_json())
         self.record_views()
+
+    def hand_to_robot(self, seat: int) -> None:
+        """From now on the project's robot plays ``seat``, knowing what the seat was sent so far
+        (as the table service's robots do)."""
+        robot = registry.robot(self.game.id, seat, self.seats, self.options, self.seed)
+        for event in self.events:
+            if event.audience.includes(seat):
+                robot.observe(event.to_json())
+        self.robots[seat] = robot
 
     def record_views(self) -> None:
         for key, seat in self.audiences():
@@ -223,8 +234,7 @@ def run_step(table: Table, index: int, step: Mapping[str, Json]) -> None:
     if "at" in step:
         table.advance(float(step["at"]))
     if "robot" in step:
-        seat = int(step["robot"])
-        table.robots[seat] = registry.robot(table.game.id, seat, table.seats, table.options, table.seed)
+        table.hand_to_robot(int(step["robot"]))
     if "do" in step:
         run_action(table, index, step)
     if "expect" in step:
@@ -265,13 +275,33 @@ def run_scenario(scenario: Mapping[str, Json]) -> None:
     seats = int(scenario["seats"])
     options = game.check_options(scenario.get("options", {}), seats)
     seed = int(scenario.get("seed", 0))
-    setup = Setup(seats=seats, options=options, seed=seed, deals=scenario.get("deals", []), first=scenario.get("first"))
+    steps = scenario.get("steps", [])
+    setup = Setup(
+        seats=seats,
+        options=options,
+        seed=seed,
+        deals=scenario.get("deals", []),
+        first=scenario.get("first"),
+        robots=robots_from_the_start(steps),
+    )
     state, events = game.start(setup)
     table = Table(game, seats, options, seed, state)
     table.sent = {key: [] for key, _ in table.audiences()}
     table.deliver(events)
-    for index, step in enumerate(scenario.get("steps", [])):
+    for index, step in enumerate(steps):
         run_step(table, index, step)
+
+
+def robots_from_the_start(steps: Iterable[Mapping[str, Json]]) -> frozenset[int]:
+    """Seats handed to robots before anything happens are robot seats of the table, as the engine
+    must know them from the start (QU-4: robots are always ready; QU-12: robots do not vote)."""
+    seats: set[int] = set()
+    for step in steps:
+        if "do" in step or "at" in step:
+            break
+        if "robot" in step:
+            seats.add(int(step["robot"]))
+    return frozenset(seats)
 
 
 def scenario_files(paths: Iterable[str]) -> list[Path]:
